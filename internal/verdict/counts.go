@@ -1,0 +1,59 @@
+package verdict
+
+// Counts are a cell's counts, with the JSON names of CONTRACT.md.
+type Counts struct {
+	// Input: distinct input ids seeded.
+	Input int `json:"input"`
+	// Processed: distinct input ids with at least one committed output.
+	Processed int `json:"processed"`
+	// Duplicated: distinct input ids with two or more committed outputs.
+	Duplicated int `json:"duplicated"`
+	// ExtraOutputs: committed outputs beyond the first per id.
+	ExtraOutputs int `json:"extra_outputs"`
+	// Lost: ids with no committed output that the share group is done with.
+	Lost int `json:"lost"`
+	// Archived: the part of Lost the broker archived at the delivery limit.
+	Archived int `json:"archived"`
+	// Unseen: ids with no committed output the group was not done with at the
+	// end of the drain (liveness, not safety).
+	Unseen int `json:"unseen"`
+	// AbortedReads: committed-visible outputs of a transaction its worker saw aborted.
+	AbortedReads int `json:"aborted_reads"`
+	// TornTxns: transactions with only part of their output visible.
+	TornTxns int `json:"torn_txns"`
+	// Phantoms: outputs whose key is no input id.
+	Phantoms int `json:"phantoms"`
+}
+
+// Anomaly names (ORACLE.md, "Anomalies the checker names").
+const (
+	AnomalyLost                    = "lost"
+	AnomalyArchived                = "archived"
+	AnomalyDuplicate               = "duplicate"
+	AnomalyAbortedRead             = "aborted-read"
+	AnomalyTornTransaction         = "torn-transaction"
+	AnomalyAckWithoutOutput        = "ack-without-output"
+	AnomalyPhantomOutput           = "phantom-output"
+	AnomalyRedeliveredWhilePending = "redelivered-while-pending"
+	AnomalyUnseen                  = "unseen"
+)
+
+// Found is one anomaly kind seen in a cell: how often, and a few minimal examples.
+type Found struct {
+	Count    int       `json:"count"`
+	Examples []Example `json:"examples,omitempty"`
+}
+
+// Example is a minimal account of one anomalous record: the record, the workers
+// and transactions that touched it, with times, and the fault active then.
+type Example struct {
+	Record string `json:"record"`
+	// Summary is one sentence a person reads first.
+	Summary string `json:"summary"`
+	// Steps are the events that matter, oldest first, each "time worker f txn: what".
+	Steps []string `json:"steps,omitempty"`
+	Fault string   `json:"fault,omitempty"`
+}
+
+// MaxExamples bounds the examples kept per anomaly.
+const MaxExamples = 3

@@ -1,0 +1,82 @@
+// Package reports writes what a run found: result.json and junit.xml for CI,
+// summary.md and report.html for people, .hgrm files for latency tools.
+package reports
+
+import (
+	"time"
+
+	"github.com/sharechaos/sharechaos/internal/verdict"
+)
+
+// Result is result.json (CONTRACT.md).
+type Result struct {
+	Verdict   verdict.Verdict `json:"verdict"`
+	ExitCode  int             `json:"exit_code"`
+	Seed      int64           `json:"seed"`
+	Started   time.Time       `json:"started"`
+	DurationS float64         `json:"duration_s"`
+	// Backend is the backend the run used, and BackendWhy why (auto's choice).
+	Backend    string `json:"backend"`
+	BackendWhy string `json:"backend_why,omitempty"`
+	// Command is the command line, so a run can be replayed.
+	Command string `json:"command,omitempty"`
+	// Interrupted is true when the run was stopped (Ctrl-C) before it ended.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Config is every setting that shaped the run (chaos defaults included).
+	Config map[string]string `json:"config,omitempty"`
+	Runs   []Cell            `json:"runs"`
+}
+
+// Cell is one (scenario, mode, backend, realization, repeat).
+type Cell struct {
+	Scenario    string          `json:"scenario"`
+	Mode        string          `json:"mode"`
+	Backend     string          `json:"backend"`
+	Realization string          `json:"realization"`
+	Repeat      int             `json:"repeat"`
+	Seed        int64           `json:"seed"`
+	Verdict     verdict.Verdict `json:"verdict"`
+	verdict.Counts
+	CommitP50Ms float64 `json:"commit_p50_ms"`
+	CommitP99Ms float64 `json:"commit_p99_ms"`
+	TxnP50Ms    float64 `json:"txn_p50_ms"`
+	TxnP99Ms    float64 `json:"txn_p99_ms"`
+	Fault       Fault   `json:"fault"`
+	// Allowed lists the anomalies this mode allows in this scenario.
+	Allowed   []string                 `json:"allowed"`
+	Anomalies map[string]verdict.Found `json:"anomalies"`
+	Reason    string                   `json:"reason,omitempty"`
+	// DurationS is the cell's wall time; Dir its folder inside the run directory.
+	DurationS float64 `json:"duration_s"`
+	Dir       string  `json:"dir,omitempty"`
+	// Latency summarizes each histogram of the cell (metric -> percentiles).
+	Latency map[string]Percentiles `json:"latency,omitempty"`
+	// Notes are warnings for people (fallbacks, quality of the run).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Name is scenario/mode/backend[/realization] (CONTRACT.md "Names").
+func (c Cell) Name() string {
+	n := c.Scenario + "/" + c.Mode + "/" + c.Backend
+	if c.Realization != "" {
+		n += "/" + c.Realization
+	}
+	return n
+}
+
+// Fault says whether and when a cell's fault fired.
+type Fault struct {
+	Name  string      `json:"name"`
+	Fired bool        `json:"fired"`
+	Times []time.Time `json:"times,omitempty"`
+}
+
+// Percentiles of one histogram, in milliseconds.
+type Percentiles struct {
+	Count int64   `json:"count"`
+	P50   float64 `json:"p50_ms"`
+	P90   float64 `json:"p90_ms"`
+	P99   float64 `json:"p99_ms"`
+	P999  float64 `json:"p999_ms"`
+	Max   float64 `json:"max_ms"`
+}
