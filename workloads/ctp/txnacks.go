@@ -1,0 +1,46 @@
+package ctp
+
+import (
+	"context"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// TxnAcker is the seam where the transactional ack mode plugs into the CTP loop:
+// how a batch's acknowledgements become part of the output transaction. The
+// realizations (KIP-1289's native RPCs, or the ledger on brokers without them)
+// live in workloads/kip1289; the loop calls them in this order per batch:
+//
+//	poll -> PreCheck -> begin -> produce outputs -> AddAcks -> flush ->
+//	Validate -> commit (or abort) -> ACCEPT / RELEASE as the outcome says
+//
+// The loop owns the producer, the consumer, the history and every
+// non-transactional ack; a TxnAcker never acks on its own.
+type TxnAcker interface {
+	// Realization is "ledger" or "native", as reports name it.
+	Realization() string
+	// PreCheck runs before beginTransaction. It returns the records of batch
+	// whose ack some transaction already committed: the loop ACCEPTs them
+	// without processing. It may renew the batch's locks while it waits.
+	PreCheck(ctx context.Context, batch []*kgo.Record) (alreadyDone []*kgo.Record, err error)
+	// AddAcks puts the ACCEPT of every record of batch into the open
+	// transaction of txn.Producer (after the outputs were produced).
+	AddAcks(ctx context.Context, txn Txn, batch []*kgo.Record) error
+	// Validate runs after the flush, before the commit. A non-empty conflicts
+	// means some records' acks were committed by another transaction first:
+	// the loop aborts, ACCEPTs conflicts and RELEASEs the rest.
+	Validate(ctx context.Context, txn Txn, batch []*kgo.Record) (conflicts []*kgo.Record, err error)
+	// Close releases what the acker holds (its own clients).
+	Close()
+}
+
+// Txn identifies the open transaction a TxnAcker works in.
+type Txn struct {
+	// Worker is slot.incarnation; Seq the worker's transaction number.
+	Worker string
+	Seq    int64
+	// Producer is the worker's transactional client with the transaction open.
+	Producer *kgo.Client
+	// Consumer is the worker's share-group client (renews go through it).
+	Consumer *kgo.Client
+}
