@@ -1,0 +1,55 @@
+package ctp
+
+// Point is a step of the CTP loop where a client-side fault can act. The points
+// are the corner cases of KIP-1289 section 6 (ORACLE.md), in loop order.
+type Point string
+
+const (
+	// PointBeforeBegin: after a non-empty poll, before beginTransaction (case 1).
+	PointBeforeBegin Point = "before-begin"
+	// PointAfterSend: outputs produced and flushed, before acks and commit (case 2).
+	PointAfterSend Point = "after-send"
+	// PointAfterAcks: acks inside the transaction, before commit (case 3;
+	// transactional mode only).
+	PointAfterAcks Point = "after-acks"
+	// PointBeforeCommit: everything of the transaction done (and validated),
+	// commitTransaction not yet called: where explicit-abort aborts (case 6) and
+	// lock-expiry-during-txn holds the transaction open.
+	PointBeforeCommit Point = "before-commit"
+	// PointAfterCommit: commitTransaction returned OK, before any
+	// non-transactional ack (case 4b).
+	PointAfterCommit Point = "after-commit"
+)
+
+// Action is what an armed worker does at its point.
+type Action string
+
+const (
+	// ActionKill: write fault-fired, then SIGKILL the worker's own process.
+	ActionKill Action = "kill"
+	// ActionAbort: write fault-fired, then abort the transaction instead of
+	// committing it (case 6: a validation failure on one batch).
+	ActionAbort Action = "abort"
+	// ActionStall: write fault-fired, then hold the open transaction (and the
+	// connection) for Arm.Stall before going on (lock-expiry-during-txn).
+	ActionStall Action = "stall"
+)
+
+// Arm tells one worker incarnation where to fire a one-shot fault. The zero
+// value is unarmed. CONTRACT.md "Crash-point arming": the orchestrator draws the
+// slot and Batch from the seed; only the slot's first incarnation is armed.
+type Arm struct {
+	Fault  string `json:"fault,omitempty"` // the fault's name, for the fault-fired event
+	Point  Point  `json:"point,omitempty"`
+	Action Action `json:"action,omitempty"`
+	// Batch is k: fire at the k-th non-empty batch (1-based) of this incarnation.
+	Batch int `json:"batch,omitempty"`
+	// Stall is how long ActionStall holds the transaction open.
+	Stall Duration `json:"stall,omitempty"`
+}
+
+// Armed reports whether the arm is set.
+func (a Arm) Armed() bool { return a.Point != "" && a.Batch > 0 }
+
+// At reports whether the arm fires at point p on the given non-empty batch.
+func (a Arm) At(p Point, batch int) bool { return a.Armed() && a.Point == p && a.Batch == batch }

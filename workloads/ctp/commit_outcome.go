@@ -1,0 +1,35 @@
+package ctp
+
+import (
+	"context"
+	"errors"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/sharechaos/sharechaos/internal/history"
+)
+
+// commitOutcome classifies the error of EndTransaction(TryCommit) into what the
+// history records. It is the one place that decides which commit errors are
+// definite; every carve-out says why.
+//
+//   - nil: committed (ok).
+//   - TRANSACTION_ABORTABLE, INVALID_TXN_STATE: the coordinator refused the
+//     commit in its response, so nothing committed (fail).
+//   - everything else, fencing included, is info (unknown): a retried EndTxn
+//     whose first response was lost may have committed, and kgo's documented
+//     TryAbort retry can return nil although the commit went through
+//     (ENVIRONMENT.md). A producer fenced at EndTxn by a replacement that
+//     started after our commit reached the coordinator is fenced and committed.
+func commitOutcome(err error) history.Type {
+	switch {
+	case err == nil:
+		return history.OK
+	case errors.Is(err, kerr.TransactionAbortable), errors.Is(err, kerr.InvalidTxnState):
+		return history.Fail
+	case errors.Is(err, context.Canceled):
+		// Our own shutdown interrupted the call mid-flight: unknown.
+		return history.Info
+	}
+	return history.Info
+}

@@ -1,0 +1,172 @@
+package ctp
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// ShareProgress reads the share group's start offset and the end offset of
+// every input partition. A partition the group has not touched yet is absent
+// from start.
+func ShareProgress(ctx context.Context, cl *kgo.Client, group, topic string) (start, end map[int32]int64, err error) {
+	adm := kadm.NewClient(cl)
+	ends, err := adm.ListEndOffsets(ctx, topic)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list end offsets of %s: %w", topic, err)
+	}
+	end = map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) { end[o.Partition] = o.Offset })
+	described, err := adm.DescribeShareGroupOffsets(ctx, group)
+	if err != nil {
+		return nil, end, fmt.Errorf("describe share group offsets of %s: %w", group, err)
+	}
+	start = map[int32]int64{}
+	d, ok := described[group]
+	if !ok {
+		return start, end, nil
+	}
+	if d.Err != nil {
+		return nil, end, fmt.Errorf("describe share group offsets of %s: %w", group, d.Err)
+	}
+	for p, so := range d.Offsets[topic] {
+		if so.Err == nil && so.StartOffset >= 0 {
+			start[p] = so.StartOffset
+		}
+	}
+	return start, end, nil
+}
+
+// Drained reports whether every input partition's share start offset has
+// reached its end offset: the share group is done with every record.
+func Drained(start, end map[int32]int64) bool {
+	for p, e := range end {
+		if e == 0 {
+			continue
+		}
+		if s, ok := start[p]; !ok || s < e {
+			return false
+		}
+	}
+	return true
+}
+
+// ReadTopic reads every record of topic from the start to the end offsets
+// listed when it begins. readCommitted selects the isolation level. The end is
+// found by position, not by seeing offset end-1 (which may be a control
+// record): a partition is done once a fetch reports a stable offset at or past
+// its end and the client has gone quiet.
+func ReadTopic(ctx context.Context, bootstrap []string, topic string, readCommitted bool) ([]*kgo.Record, error) {
+	adm, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...))
+	if err != nil {
+		return nil, fmt.Errorf("read topic %s: %w", topic, err)
+	}
+	ends, err := kadm.NewClient(adm).ListEndOffsets(ctx, topic)
+	adm.Close()
+	if err != nil {
+		return nil, fmt.Errorf("read topic %s: list end offsets: %w", topic, err)
+	}
+	want := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Offset > 0 {
+			want[o.Partition] = o.Offset
+		}
+	})
+	if len(want) == 0 {
+		return nil, nil
+	}
+	parts := map[int32]kgo.Offset{}
+	for p := range want {
+		parts[p] = kgo.NewOffset().AtStart()
+	}
+	opts := []kgo.Opt{kgo.SeedBrokers(bootstrap...),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: parts}),
+		kgo.FetchMaxWait(200 * time.Millisecond)}
+	if readCommitted {
+		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("read topic %s: %w", topic, err)
+	}
+	defer cl.Close()
+
+	var out []*kgo.Record
+	stable := map[int32]bool{}
+	deadline := time.Now().Add(60 * time.Second)
+	quietSince := time.Now()
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		fs := cl.PollFetches(pctx)
+		cancel()
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		got := 0
+		fs.EachPartition(func(p kgo.FetchTopicPartition) {
+			if p.Err != nil {
+				return
+			}
+			if p.LastStableOffset >= want[p.Partition] || (!readCommitted && p.HighWatermark >= want[p.Partition]) {
+				stable[p.Partition] = true
+			}
+			for _, r := range p.Records {
+				if r.Offset >= want[p.Partition]-1 {
+					stable[p.Partition] = true
+				}
+				out = append(out, r)
+				got++
+			}
+		})
+		if got > 0 {
+			quietSince = time.Now()
+		}
+		if len(stable) == len(want) && time.Since(quietSince) > 700*time.Millisecond {
+			return out, nil
+		}
+		if time.Now().After(deadline) {
+			return out, fmt.Errorf("read topic %s: not at its end after 60s (%d of %d partitions stable)", topic, len(stable), len(want))
+		}
+	}
+}
+
+// ReadInputs reads the seeded input records back.
+func ReadInputs(ctx context.Context, bootstrap []string, topic string) ([]Input, error) {
+	rs, err := ReadTopic(ctx, bootstrap, topic, false)
+	if err != nil {
+		return nil, err
+	}
+	in := make([]Input, len(rs))
+	for i, r := range rs {
+		in[i] = Input{ID: string(r.Key), Partition: r.Partition, Offset: r.Offset}
+	}
+	return in, nil
+}
+
+// ReadOutputs reads every output visible to a read_committed consumer.
+func ReadOutputs(ctx context.Context, bootstrap []string, topic string) ([]Output, error) {
+	rs, err := ReadTopic(ctx, bootstrap, topic, true)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Output, len(rs))
+	for i, r := range rs {
+		o := Output{Key: string(r.Key), Value: string(r.Value), Partition: r.Partition, Offset: r.Offset}
+		for _, h := range r.Headers {
+			switch h.Key {
+			case HeaderSrc:
+				o.Src = string(h.Value)
+			case HeaderWorker:
+				o.Worker = string(h.Value)
+			case HeaderTxn:
+				o.Txn, _ = strconv.ParseInt(string(h.Value), 10, 64)
+			}
+		}
+		out[i] = o
+	}
+	return out, nil
+}

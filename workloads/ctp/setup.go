@@ -1,0 +1,177 @@
+package ctp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Topology is one cell's private names: its topics, share group and
+// transactional ids, so cells never see each other's records.
+type Topology struct {
+	Prefix      string // e.g. "sc-1a2b-c03"
+	InputTopic  string
+	OutputTopic string
+	LedgerTopic string
+	Group       string
+	Partitions  int32
+	// Replication and MinISR for the suite's own topics (RF 3 / min ISR 2 on
+	// three brokers, like the internal topics, or a broker kill makes them
+	// unavailable).
+	Replication int16
+	MinISR      int
+}
+
+// NewTopology names a cell's topics and group from a prefix.
+func NewTopology(prefix string, partitions int32, replication int16, minISR int) Topology {
+	return Topology{
+		Prefix: prefix, InputTopic: prefix + "-in", OutputTopic: prefix + "-out", LedgerTopic: prefix + "-ledger",
+		Group: prefix + "-group", Partitions: partitions, Replication: replication, MinISR: minISR,
+	}
+}
+
+// TransactionalID is the id of a worker slot: a replacement reuses it, so its
+// InitProducerId fences the crashed predecessor and aborts its transaction.
+func (t Topology) TransactionalID(slot int) string { return t.Prefix + "-w" + strconv.Itoa(slot) }
+
+// GroupConfig is what the share group needs before anyone consumes.
+type GroupConfig struct {
+	// Lock is share.record.lock.duration.ms (honoured by Kafka within the
+	// brokers' min/max; kfake takes it from broker config only).
+	Lock time.Duration
+	// DeliveryLimit is share.delivery.count.limit.
+	DeliveryLimit int32
+}
+
+// Setup creates the cell's topics and sets the share group's configs:
+// share.auto.offset.reset=earliest (the default, latest, would skip the seeded
+// input) and share.isolation.level=read_committed (the client's own isolation
+// setting is ignored for share groups).
+func Setup(ctx context.Context, cl *kgo.Client, t Topology, g GroupConfig) error {
+	adm := kadm.NewClient(cl)
+	cfg := map[string]*string{"min.insync.replicas": kadm.StringPtr(strconv.Itoa(t.MinISR))}
+	for _, spec := range []struct {
+		topic      string
+		partitions int32
+	}{{t.InputTopic, t.Partitions}, {t.OutputTopic, t.Partitions}, {t.LedgerTopic, 1}} {
+		resp, err := adm.CreateTopic(ctx, spec.partitions, t.Replication, cfg, spec.topic)
+		if err == nil {
+			err = resp.Err
+		}
+		if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+			return fmt.Errorf("create topic %s: %w", spec.topic, err)
+		}
+	}
+	if err := SetGroupConfigs(ctx, cl, t.Group, g); err != nil {
+		return err
+	}
+	return waitTopicsReady(ctx, adm, t)
+}
+
+// SetGroupConfigs sets the share group's configs with IncrementalAlterConfigs
+// on the GROUP resource.
+func SetGroupConfigs(ctx context.Context, cl *kgo.Client, group string, g GroupConfig) error {
+	configs := map[string]string{
+		"share.auto.offset.reset": "earliest",
+		"share.isolation.level":   "read_committed",
+	}
+	if g.Lock > 0 {
+		configs["share.record.lock.duration.ms"] = strconv.FormatInt(g.Lock.Milliseconds(), 10)
+	}
+	if g.DeliveryLimit > 0 {
+		configs["share.delivery.count.limit"] = strconv.Itoa(int(g.DeliveryLimit))
+	}
+	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	res := kmsg.NewIncrementalAlterConfigsRequestResource()
+	res.ResourceType = kmsg.ConfigResourceTypeGroupConfig
+	res.ResourceName = group
+	for k, v := range configs {
+		c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+		c.Name = k
+		c.Value = kmsg.StringPtr(v)
+		c.Op = kmsg.IncrementalAlterConfigOpSet
+		res.Configs = append(res.Configs, c)
+	}
+	req.Resources = append(req.Resources, res)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return fmt.Errorf("set group configs of %s: %w", group, err)
+	}
+	for _, r := range resp.Resources {
+		if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
+			msg := ""
+			if r.ErrorMessage != nil {
+				msg = ": " + *r.ErrorMessage
+			}
+			// A broker that does not know a config (an older Kafka without
+			// share.delivery.count.limit at group level) should not stop the
+			// run; anything else does.
+			if errors.Is(err, kerr.InvalidConfig) && g.DeliveryLimit > 0 {
+				g.DeliveryLimit = 0
+				return SetGroupConfigs(ctx, cl, group, g)
+			}
+			return fmt.Errorf("set group configs of %s: %w%s", group, err, msg)
+		}
+	}
+	return nil
+}
+
+// waitTopicsReady waits until every partition of the cell's topics has a leader.
+func waitTopicsReady(ctx context.Context, adm *kadm.Client, t Topology) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		md, err := adm.Metadata(ctx, t.InputTopic, t.OutputTopic, t.LedgerTopic)
+		ready := err == nil
+		if ready {
+			for _, td := range md.Topics {
+				if td.Err != nil {
+					ready = false
+				}
+				for _, p := range td.Partitions {
+					if p.Err != nil || p.Leader < 0 {
+						ready = false
+					}
+				}
+			}
+		}
+		if ready {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("wait for topics of %s: not ready after 30s (last error: %v)", t.Prefix, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// Seed writes n input records with unique ids (r-000000 ...) in one
+// transaction-free batch per partition, spread round-robin, and returns once
+// all are acknowledged by the brokers.
+func Seed(ctx context.Context, bootstrap []string, topic string, n int) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...), kgo.DefaultProduceTopic(topic),
+		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()), kgo.ClientID("sharechaos-seeder"))
+	if err != nil {
+		return fmt.Errorf("seed input: %w", err)
+	}
+	defer cl.Close()
+	rs := make([]*kgo.Record, n)
+	for i := range rs {
+		id := InputID(i)
+		rs[i] = &kgo.Record{Key: []byte(id), Value: []byte(Payload(id))}
+	}
+	if err := cl.ProduceSync(ctx, rs...).FirstErr(); err != nil {
+		return fmt.Errorf("seed input: %w", err)
+	}
+	return nil
+}

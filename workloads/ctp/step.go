@@ -1,0 +1,230 @@
+package ctp
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharechaos/sharechaos/internal/history"
+)
+
+// step runs one iteration of the loop: one poll and, when it brought records,
+// one transaction. In implicit mode the poll itself accepts the previous batch.
+func (w *Worker) step(ctx context.Context) error {
+	pollCtx, cancel := context.WithTimeout(ctx, time.Second)
+	fetches := w.consumer.PollRecords(pollCtx, int(w.cfg.MaxRecords))
+	cancel()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var batch []*kgo.Record
+	fetches.EachRecord(func(r *kgo.Record) { batch = append(batch, r) })
+	if len(batch) == 0 {
+		return nil
+	}
+	w.batches++
+	w.event(history.Event{Type: history.OK, F: history.FPoll, Records: recs(batch)})
+
+	if w.acker != nil {
+		done, err := w.acker.PreCheck(ctx, batch)
+		if err != nil {
+			w.event(history.Event{Type: history.Fail, F: history.FLedger, Records: recs(batch), Error: "pre-check: " + err.Error()})
+			w.ack(ctx, kgo.AckRelease, batch)
+			return nil
+		}
+		if len(done) > 0 {
+			// Someone else's committed transaction holds these records' acks:
+			// accept them without processing (ARCHITECTURE.md, ledger step 2).
+			w.ack(ctx, kgo.AckAccept, done)
+			batch = without(batch, done)
+			if len(batch) == 0 {
+				return nil
+			}
+		}
+	}
+
+	if w.armedAt(PointBeforeBegin) {
+		w.fire(PointBeforeBegin)
+	}
+	return w.transact(ctx, batch)
+}
+
+// transact processes batch in one transaction and acknowledges it as the
+// outcome and the mode say.
+func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
+	w.txnSeq++
+	txnStart := time.Now()
+	w.event(history.Event{Type: history.Invoke, F: history.FBegin, Txn: w.txnSeq})
+	if err := w.producer.BeginTransaction(); err != nil {
+		w.event(history.Event{Type: history.Fail, F: history.FBegin, Txn: w.txnSeq, Error: err.Error()})
+		w.ack(ctx, kgo.AckRelease, batch)
+		return w.replaceProducer(ctx)
+	}
+	w.event(history.Event{Type: history.OK, F: history.FBegin, Txn: w.txnSeq})
+
+	reqCtx, cancel := context.WithTimeout(ctx, w.cfg.RequestTimeout.D())
+	defer cancel()
+
+	w.event(history.Event{Type: history.Invoke, F: history.FSend, Txn: w.txnSeq, IDs: ids(batch)})
+	sendStart := time.Now()
+	if err := w.produceAll(reqCtx, batch); err != nil {
+		w.event(history.Event{Type: history.Fail, F: history.FSend, Txn: w.txnSeq, IDs: ids(batch), Error: err.Error(), DurNS: since(sendStart)})
+		return w.abort(ctx, batch, "produce failed: "+err.Error())
+	}
+	w.event(history.Event{Type: history.OK, F: history.FSend, Txn: w.txnSeq, IDs: ids(batch), DurNS: since(sendStart)})
+	if err := w.producer.Flush(reqCtx); err != nil {
+		w.event(history.Event{Type: history.Fail, F: history.FFlush, Txn: w.txnSeq, Error: err.Error()})
+		return w.abort(ctx, batch, "flush failed: "+err.Error())
+	}
+	w.event(history.Event{Type: history.OK, F: history.FFlush, Txn: w.txnSeq})
+	if w.armedAt(PointAfterSend) {
+		w.fire(PointAfterSend)
+	}
+
+	if w.acker != nil {
+		txn := Txn{Worker: w.cfg.Name(), Seq: w.txnSeq, Producer: w.producer, Consumer: w.consumer}
+		w.event(history.Event{Type: history.Invoke, F: history.FTxnAcks, Txn: w.txnSeq, Records: recs(batch)})
+		ackStart := time.Now()
+		if err := w.acker.AddAcks(reqCtx, txn, batch); err != nil {
+			w.event(history.Event{Type: history.Fail, F: history.FTxnAcks, Txn: w.txnSeq, Error: err.Error()})
+			return w.abort(ctx, batch, "acks into the transaction failed: "+err.Error())
+		}
+		w.event(history.Event{Type: history.OK, F: history.FTxnAcks, Txn: w.txnSeq, Records: recs(batch), DurNS: since(ackStart)})
+		if w.armedAt(PointAfterAcks) {
+			w.fire(PointAfterAcks)
+		}
+		w.event(history.Event{Type: history.Invoke, F: history.FValidate, Txn: w.txnSeq})
+		conflicts, err := w.acker.Validate(reqCtx, txn, batch)
+		if err != nil {
+			w.event(history.Event{Type: history.Fail, F: history.FValidate, Txn: w.txnSeq, Error: err.Error()})
+			return w.abort(ctx, batch, "validation failed: "+err.Error())
+		}
+		if len(conflicts) > 0 {
+			w.event(history.Event{Type: history.Fail, F: history.FValidate, Txn: w.txnSeq, Records: recs(conflicts),
+				Error: "acks of these records were committed by another transaction first"})
+			// Abort, then ACCEPT what someone else committed and RELEASE the rest.
+			if err := w.abortOnly(ctx, fmt.Sprintf("%d records already committed elsewhere", len(conflicts))); err != nil {
+				return err
+			}
+			w.ack(ctx, kgo.AckAccept, conflicts)
+			w.ack(ctx, kgo.AckRelease, without(batch, conflicts))
+			return nil
+		}
+		w.event(history.Event{Type: history.OK, F: history.FValidate, Txn: w.txnSeq})
+	}
+
+	if w.armedAt(PointBeforeCommit) {
+		w.fire(PointBeforeCommit)
+		switch w.cfg.Arm.Action {
+		case ActionAbort:
+			// explicit-abort (case 6): this batch fails "validation" once.
+			return w.abort(ctx, batch, "explicit abort (fault)")
+		case ActionStall:
+			// Hold the transaction and the connection open past the lock.
+			select {
+			case <-time.After(w.cfg.Arm.Stall.D()):
+			case <-ctx.Done():
+			}
+		}
+	}
+
+	w.event(history.Event{Type: history.Invoke, F: history.FCommit, Txn: w.txnSeq, Records: recs(batch)})
+	commitStart := time.Now()
+	err := w.producer.EndTransaction(reqCtx, kgo.TryCommit)
+	outcome := commitOutcome(err)
+	e := history.Event{Type: outcome, F: history.FCommit, Txn: w.txnSeq, Records: recs(batch), DurNS: since(commitStart),
+		Attrs: map[string]string{"txn_ns": fmt.Sprint(since(txnStart))}}
+	if err != nil {
+		e.Error = err.Error()
+	}
+	w.event(e)
+
+	switch outcome {
+	case history.OK:
+		if w.armedAt(PointAfterCommit) {
+			w.fire(PointAfterCommit)
+		}
+		if w.cfg.Mode != Implicit {
+			w.ack(ctx, kgo.AckAccept, batch)
+		}
+		return nil
+	default:
+		// Failed or unknown: never ACCEPT after an unknown outcome; RELEASE
+		// and let the next holder decide (ORACLE.md "Outcomes of operations").
+		// Implicit mode cannot: its next poll accepts the batch whatever happened.
+		if w.cfg.Mode != Implicit {
+			w.ack(ctx, kgo.AckRelease, batch)
+		}
+		return w.replaceProducer(ctx)
+	}
+}
+
+// abort aborts the open transaction and releases the batch (implicit mode
+// leaves it to the next poll, which accepts it: the loss ORACLE.md allows).
+func (w *Worker) abort(ctx context.Context, batch []*kgo.Record, why string) error {
+	if err := w.abortOnly(ctx, why); err != nil {
+		if w.cfg.Mode != Implicit {
+			w.ack(ctx, kgo.AckRelease, batch)
+		}
+		return err
+	}
+	if w.cfg.Mode != Implicit {
+		w.ack(ctx, kgo.AckRelease, batch)
+	}
+	return nil
+}
+
+func (w *Worker) abortOnly(ctx context.Context, why string) error {
+	w.event(history.Event{Type: history.Invoke, F: history.FAbort, Txn: w.txnSeq, Error: why})
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.RequestTimeout.D())
+	defer cancel()
+	start := time.Now()
+	if err := w.producer.AbortBufferedRecords(actx); err != nil {
+		w.event(history.Event{Type: history.Info, F: history.FAbort, Txn: w.txnSeq, Error: err.Error()})
+		return w.replaceProducer(ctx)
+	}
+	if err := w.producer.EndTransaction(actx, kgo.TryAbort); err != nil {
+		// Unknown: the producer is replaced, whose InitProducerId aborts
+		// whatever is still open.
+		w.event(history.Event{Type: history.Info, F: history.FAbort, Txn: w.txnSeq, Error: err.Error(), DurNS: since(start)})
+		return w.replaceProducer(ctx)
+	}
+	w.event(history.Event{Type: history.OK, F: history.FAbort, Txn: w.txnSeq, DurNS: since(start)})
+	return nil
+}
+
+// ack marks records with status and flushes the acks synchronously, so the
+// ack event records a completed round trip (share_ack_duration).
+func (w *Worker) ack(ctx context.Context, status kgo.AckStatus, batch []*kgo.Record) {
+	if len(batch) == 0 {
+		return
+	}
+	name := map[kgo.AckStatus]string{kgo.AckAccept: history.AckAccept, kgo.AckRelease: history.AckRelease,
+		kgo.AckReject: history.AckReject, kgo.AckRenew: history.AckRenew}[status]
+	w.event(history.Event{Type: history.Invoke, F: history.FAck, Ack: name, Records: recs(batch)})
+	start := time.Now()
+	w.consumer.MarkAcks(status, batch...)
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.RequestTimeout.D())
+	defer cancel()
+	if err := w.consumer.FlushAcks(fctx); err != nil {
+		w.event(history.Event{Type: history.Info, F: history.FAck, Ack: name, Records: recs(batch), Error: err.Error(), DurNS: since(start)})
+		return
+	}
+	w.event(history.Event{Type: history.OK, F: history.FAck, Ack: name, Records: recs(batch), DurNS: since(start)})
+}
+
+func without(batch, drop []*kgo.Record) []*kgo.Record {
+	skip := make(map[*kgo.Record]bool, len(drop))
+	for _, r := range drop {
+		skip[r] = true
+	}
+	var out []*kgo.Record
+	for _, r := range batch {
+		if !skip[r] {
+			out = append(out, r)
+		}
+	}
+	return out
+}

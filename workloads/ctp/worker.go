@@ -1,0 +1,235 @@
+package ctp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharechaos/sharechaos/internal/history"
+)
+
+// NewTxnAcker builds the transactional mode's realization for a worker. The
+// worker role's main passes it in, so that this package does not depend on the
+// KIP-1289 package (which depends on this one for the TxnAcker seam).
+type NewTxnAcker func(ctx context.Context, cfg WorkerConfig, consumer *kgo.Client) (TxnAcker, error)
+
+// Worker runs the CTP loop: poll a small batch from the share group, produce
+// one output per record in a transaction, commit, and acknowledge as the mode
+// says. Every step is appended to the history before the next one starts.
+type Worker struct {
+	cfg      WorkerConfig
+	rec      *history.Recorder
+	consumer *kgo.Client
+	producer *kgo.Client
+	acker    TxnAcker
+	newAcker NewTxnAcker
+
+	batches int   // non-empty batches seen
+	txnSeq  int64 // transactions begun
+}
+
+// RunWorker runs a worker until ctx is cancelled (graceful stop: an open
+// transaction is aborted and the last batch released), or it crashes itself at
+// its armed point. newAcker is required in transactional mode.
+func RunWorker(ctx context.Context, cfg WorkerConfig, newAcker NewTxnAcker) (err error) {
+	cfg.defaults()
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	rec, err := history.Create(cfg.HistoryPath, cfg.Name())
+	if err != nil {
+		return err
+	}
+	defer rec.Close()
+	w := &Worker{cfg: cfg, rec: rec, newAcker: newAcker}
+	w.event(history.Event{Type: history.Info, F: history.FStart, Realization: cfg.Realization,
+		Attrs: map[string]string{"mode": string(cfg.Mode), "pid": strconv.Itoa(os.Getpid()), "transactional_id": cfg.TransactionalID}})
+	defer func() {
+		w.close()
+		e := history.Event{Type: history.Info, F: history.FStop}
+		if err != nil {
+			e.Error = err.Error()
+		}
+		w.event(e)
+	}()
+	if err := w.open(ctx); err != nil {
+		return err
+	}
+	for ctx.Err() == nil {
+		if err := w.step(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *Worker) open(ctx context.Context) error {
+	common := []kgo.Opt{
+		kgo.SeedBrokers(w.cfg.Bootstrap...),
+		kgo.ClientID("sharechaos-" + w.cfg.Name()),
+	}
+	consumer, err := kgo.NewClient(append(common,
+		kgo.ShareGroup(w.cfg.Group),
+		kgo.ConsumeTopics(w.cfg.InputTopic),
+		kgo.ShareMaxRecords(w.cfg.MaxRecords),
+		kgo.ShareMaxRecordsStrict(),
+	)...)
+	if err != nil {
+		return fmt.Errorf("create consumer: %w", err)
+	}
+	w.consumer = consumer
+	if err := w.openProducer(ctx); err != nil {
+		return err
+	}
+	if w.cfg.Mode == Transactional {
+		if w.newAcker == nil {
+			return errors.New("open worker: transactional mode needs a TxnAcker")
+		}
+		acker, err := w.newAcker(ctx, w.cfg, consumer)
+		if err != nil {
+			return fmt.Errorf("open txn acker: %w", err)
+		}
+		w.acker = acker
+	}
+	return nil
+}
+
+// openProducer creates the transactional producer and registers its
+// transactional.id at once: kgo sends InitProducerId only on first use, and
+// registering now fences a crashed predecessor with the same id and aborts its
+// open transaction immediately, instead of leaving it to the transaction
+// timeout (ARCHITECTURE.md, ledger step 6).
+func (w *Worker) openProducer(ctx context.Context) error {
+	producer, err := kgo.NewClient(
+		kgo.SeedBrokers(w.cfg.Bootstrap...),
+		kgo.ClientID("sharechaos-"+w.cfg.Name()+"-producer"),
+		kgo.TransactionalID(w.cfg.TransactionalID),
+		kgo.TransactionTimeout(w.cfg.TxnTimeout.D()),
+		kgo.RecordDeliveryTimeout(w.cfg.DeliveryTimeout.D()),
+		kgo.DefaultProduceTopic(w.cfg.OutputTopic),
+	)
+	if err != nil {
+		return fmt.Errorf("create producer: %w", err)
+	}
+	w.producer = producer
+	ictx, cancel := context.WithTimeout(ctx, w.cfg.RequestTimeout.D())
+	defer cancel()
+	id, epoch, err := producer.ProducerID(ictx)
+	if err != nil {
+		return fmt.Errorf("init producer id: %w", err)
+	}
+	w.event(history.Event{Type: history.Info, F: "init-producer", Attrs: map[string]string{
+		"producer_id": strconv.FormatInt(id, 10), "epoch": strconv.Itoa(int(epoch))}})
+	return nil
+}
+
+// replaceProducer throws the producer away after a commit error: after
+// PRODUCER_FENCED or INVALID_TXN_STATE a kgo client is unusable, and after an
+// unknown outcome a fresh InitProducerId is the one way to be sure no
+// transaction of ours is still open.
+func (w *Worker) replaceProducer(ctx context.Context) error {
+	w.producer.Close()
+	w.producer = nil
+	return w.openProducer(ctx)
+}
+
+func (w *Worker) close() {
+	if w.acker != nil {
+		w.acker.Close()
+	}
+	if w.producer != nil {
+		w.producer.Close()
+	}
+	if w.consumer != nil {
+		// Close releases the last poll's unmarked records (they come back at
+		// once, delivery count raised).
+		w.consumer.Close()
+	}
+}
+
+// event appends e; a history that cannot be written makes the run worthless,
+// so the worker dies loudly rather than going on unrecorded.
+func (w *Worker) event(e history.Event) {
+	if err := w.rec.Record(e); err != nil {
+		fmt.Fprintf(os.Stderr, "worker %s: %v\n", w.cfg.Name(), err)
+		os.Exit(3)
+	}
+}
+
+// fire records that the armed fault fired and performs its action. Kill never
+// returns.
+func (w *Worker) fire(p Point) {
+	w.event(history.Event{Type: history.Info, F: history.FFaultFired, Fault: w.cfg.Arm.Fault,
+		Point: string(p), Txn: w.txnSeq, Attrs: map[string]string{"action": string(w.cfg.Arm.Action), "batch": strconv.Itoa(w.batches)}})
+	if w.cfg.Arm.Action == ActionKill {
+		// The event above is in the kernel already (one write(2), no buffer).
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {} // SIGKILL cannot be caught; wait for it
+	}
+}
+
+func (w *Worker) armedAt(p Point) bool { return w.cfg.Arm.At(p, w.batches) }
+
+func recs(rs []*kgo.Record) []history.Rec {
+	out := make([]history.Rec, len(rs))
+	for i, r := range rs {
+		out[i] = history.Rec{ID: string(r.Key), Partition: r.Partition, Offset: r.Offset, Delivery: int32(r.DeliveryCount())}
+	}
+	return out
+}
+
+func ids(rs []*kgo.Record) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = string(r.Key)
+	}
+	return out
+}
+
+func since(t time.Time) int64 { return time.Since(t).Nanoseconds() }
+
+// produceAll produces one output per input record into the open transaction
+// and waits for every result: kgo commits even when a produce failed, so the
+// loop must see each error itself (ENVIRONMENT.md).
+func (w *Worker) produceAll(ctx context.Context, batch []*kgo.Record) error {
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	txn := strconv.FormatInt(w.txnSeq, 10)
+	for _, r := range batch {
+		out := &kgo.Record{
+			Key:   r.Key,
+			Value: []byte(Transform(string(r.Value))),
+			Headers: []kgo.RecordHeader{
+				{Key: HeaderSrc, Value: []byte(Src(r.Topic, r.Partition, r.Offset))},
+				{Key: HeaderWorker, Value: []byte(w.cfg.Name())},
+				{Key: HeaderTxn, Value: []byte(txn)},
+			},
+		}
+		wg.Add(1)
+		w.producer.Produce(ctx, out, func(_ *kgo.Record, err error) {
+			defer wg.Done()
+			if err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return firstErr
+}

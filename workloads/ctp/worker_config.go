@@ -1,0 +1,81 @@
+package ctp
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// WorkerConfig is everything one worker process needs; the orchestrator hands
+// it over as JSON.
+type WorkerConfig struct {
+	Bootstrap       []string `json:"bootstrap"`
+	Group           string   `json:"group"`
+	InputTopic      string   `json:"input_topic"`
+	OutputTopic     string   `json:"output_topic"`
+	LedgerTopic     string   `json:"ledger_topic,omitempty"`
+	TransactionalID string   `json:"transactional_id"`
+	Mode            AckMode  `json:"mode"`
+	// Realization of the transactional mode: "ledger" or "native".
+	Realization string `json:"realization,omitempty"`
+	Slot        int    `json:"slot"`
+	Incarnation int    `json:"incarnation"`
+	HistoryPath string `json:"history_path"`
+	// MaxRecords bounds one poll (one fetch per poll: kgo ShareMaxRecordsStrict).
+	MaxRecords int32 `json:"max_records"`
+	// TxnTimeout is transaction.timeout.ms: shorter than the acquisition lock.
+	TxnTimeout Duration `json:"txn_timeout"`
+	// DeliveryTimeout bounds a produce, so a broken link surfaces as an error
+	// instead of being retried forever (ENVIRONMENT.md).
+	DeliveryTimeout Duration `json:"delivery_timeout"`
+	// RequestTimeout bounds each step the loop waits on (commit, flush, acks).
+	RequestTimeout Duration `json:"request_timeout"`
+	Arm            Arm      `json:"arm,omitempty"`
+}
+
+// Name is the worker's slot.incarnation.
+func (c WorkerConfig) Name() string { return WorkerName(c.Slot, c.Incarnation) }
+
+// Validate names the first missing or wrong field.
+func (c WorkerConfig) Validate() error {
+	var errs []error
+	if len(c.Bootstrap) == 0 {
+		errs = append(errs, errors.New("bootstrap is empty"))
+	}
+	for name, v := range map[string]string{
+		"group": c.Group, "input_topic": c.InputTopic, "output_topic": c.OutputTopic,
+		"transactional_id": c.TransactionalID, "history_path": c.HistoryPath,
+	} {
+		if v == "" {
+			errs = append(errs, fmt.Errorf("%s is empty", name))
+		}
+	}
+	switch c.Mode {
+	case Implicit, Explicit:
+	case Transactional:
+		if c.Realization != "ledger" && c.Realization != "native" {
+			errs = append(errs, fmt.Errorf("realization %q: want ledger or native", c.Realization))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("mode %q: want implicit, explicit or transactional", c.Mode))
+	}
+	if c.MaxRecords <= 0 {
+		errs = append(errs, fmt.Errorf("max_records %d: want > 0", c.MaxRecords))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("validate worker config: %w", err)
+	}
+	return nil
+}
+
+func (c *WorkerConfig) defaults() {
+	if c.TxnTimeout == 0 {
+		c.TxnTimeout = Duration(10 * time.Second)
+	}
+	if c.DeliveryTimeout == 0 {
+		c.DeliveryTimeout = Duration(20 * time.Second)
+	}
+	if c.RequestTimeout == 0 {
+		c.RequestTimeout = Duration(30 * time.Second)
+	}
+}
