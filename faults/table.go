@@ -1,0 +1,41 @@
+package faults
+
+import (
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+)
+
+// noTxnAcks: case 3 only exists where the acks are part of the transaction.
+const noTxnAcks = "no acks inside the transaction in this mode (ORACLE.md case 3 is n/a)"
+
+// Table is every fault, one row each. Adding a corner case is adding a row.
+var Table = []Fault{
+	{Name: "steady", Case: "baseline", Target: TargetNone},
+	{Name: "crash-before-begin", Case: "1", Target: TargetWorker, Point: ctp.PointBeforeBegin, Action: ctp.ActionKill},
+	{Name: "crash-after-send", Case: "2", Target: TargetWorker, Point: ctp.PointAfterSend, Action: ctp.ActionKill},
+	{Name: "crash-after-send-fresh-id", Case: "2 (fresh transactional id)", Target: TargetWorker, Point: ctp.PointAfterSend, Action: ctp.ActionKill, FreshID: true},
+	{Name: "crash-after-acks", Case: "3", Target: TargetWorker, Point: ctp.PointAfterAcks, Action: ctp.ActionKill,
+		NotApplicable: map[ctp.AckMode]string{ctp.Explicit: noTxnAcks, ctp.Implicit: noTxnAcks}},
+	{Name: "crash-after-commit", Case: "4b", Target: TargetWorker, Point: ctp.PointAfterCommit, Action: ctp.ActionKill},
+	{Name: "explicit-abort", Case: "6", Target: TargetWorker, Point: ctp.PointBeforeCommit, Action: ctp.ActionAbort},
+	{Name: "lock-expiry-during-txn", Case: "beyond", Target: TargetWorker, Point: ctp.PointBeforeCommit, Action: ctp.ActionStall},
+	{Name: "broker-kill", Case: "beyond", Target: TargetCluster, Inject: brokerKill, Needs: needsProcesses},
+}
+
+// Lookup finds a fault by name.
+func Lookup(name string) (Fault, bool) {
+	for _, f := range Table {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Fault{}, false
+}
+
+// Names lists the table's names in order.
+func Names() []string {
+	out := make([]string, len(Table))
+	for i, f := range Table {
+		out[i] = f.Name
+	}
+	return out
+}
