@@ -1,0 +1,205 @@
+package ctp
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/sharechaos/sharechaos/internal/verdict"
+)
+
+// Allowed is what one cell tolerates: the anomalies its ack mode allows in its
+// scenario (ORACLE.md), or why the cell does not apply at all. Anything the
+// checker finds that is not listed here makes the cell ANOMALY.
+//
+// Unseen is never allowed: it is liveness, not safety, and makes a cell
+// UNKNOWN, never PASS (CONTRACT.md "Verdicts").
+type Allowed struct {
+	// Anomalies maps an anomaly name (verdict.Anomaly*) to why this cell
+	// allows it, in ORACLE.md's words.
+	Anomalies map[string]string
+	// NotApplicable, when set, says why the cell is N/A (ORACLE.md "n/a": a
+	// crash point that does not exist in this mode). Such a cell is reported
+	// as N/A, never as PASS.
+	NotApplicable string
+}
+
+// Allows reports whether the cell tolerates the anomaly.
+func (a Allowed) Allows(anomaly string) bool {
+	_, ok := a.Anomalies[anomaly]
+	return ok
+}
+
+// Names lists the allowed anomalies, sorted: result.json's "allowed".
+func (a Allowed) Names() []string {
+	names := make([]string, 0, len(a.Anomalies))
+	for n := range a.Anomalies {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// AllowedFor returns what the cell (mode, scenario) tolerates. A scenario
+// variant "base/variant" (e.g. "crash-after-send/fresh-id") inherits the row
+// of its base when it has none of its own. An unknown scenario or mode is an
+// error rather than "nothing allowed": a cell judged against the wrong row
+// would report expected duplicates as anomalies, or hide real ones.
+func AllowedFor(mode AckMode, scenario string) (Allowed, error) {
+	row, ok := allowedRowFor(scenario)
+	if !ok {
+		return Allowed{}, fmt.Errorf("look up allowed anomalies: unknown scenario %q (known: %s)",
+			scenario, strings.Join(AllowedScenarios(), ", "))
+	}
+	switch mode {
+	case Transactional:
+		return row.transactional.clone(), nil
+	case Explicit:
+		return row.explicit.clone(), nil
+	case Implicit:
+		return row.implicit.clone(), nil
+	}
+	return Allowed{}, fmt.Errorf("look up allowed anomalies: unknown mode %q", mode)
+}
+
+// clone copies the map, so a caller that edits its Allowed cannot change the
+// table every other cell reads.
+func (a Allowed) clone() Allowed {
+	c := Allowed{NotApplicable: a.NotApplicable}
+	if a.Anomalies != nil {
+		c.Anomalies = make(map[string]string, len(a.Anomalies))
+		for k, v := range a.Anomalies {
+			c.Anomalies[k] = v
+		}
+	}
+	return c
+}
+
+// AllowedScenarios lists the scenarios AllowedFor knows, in table order.
+func AllowedScenarios() []string {
+	names := make([]string, len(allowedRows))
+	for i, r := range allowedRows {
+		names[i] = r.scenario
+	}
+	return names
+}
+
+func allowedRowFor(scenario string) (allowedRow, bool) {
+	for _, r := range allowedRows {
+		if r.scenario == scenario {
+			return r, true
+		}
+	}
+	if base, _, ok := strings.Cut(scenario, "/"); ok {
+		return allowedRowFor(base)
+	}
+	return allowedRow{}, false
+}
+
+// allowedRow is one row of ORACLE.md's tables: the scenario and, per mode in
+// ORACLE.md's column order, what that mode tolerates.
+type allowedRow struct {
+	scenario                          string
+	transactional, explicit, implicit Allowed
+}
+
+// The building blocks of the table. Lost always comes with ack-without-output,
+// which is how loss shows (ORACLE.md "Anomalies the checker names"). Archived
+// is never allowed: chaos runs make faults one-shot per record and set the
+// delivery limit to 10, so a correct system never archives (ORACLE.md "How
+// records come back"), even in a mode that may lose records otherwise.
+var (
+	allowNothing = Allowed{}
+
+	allowDuplicates = Allowed{Anomalies: map[string]string{
+		verdict.AnomalyDuplicate: "at-least-once: the ack after the commit can be lost",
+	}}
+
+	allowLossAfterAbort = Allowed{Anomalies: map[string]string{
+		verdict.AnomalyLost:             "implicit: the next poll accepts an aborted batch",
+		verdict.AnomalyAckWithoutOutput: "implicit: the next poll accepts an aborted batch",
+	}}
+
+	allowDuplicatesAndLossAfterAbort = Allowed{Anomalies: map[string]string{
+		verdict.AnomalyDuplicate:        "at-least-once: the ack after the commit can be lost",
+		verdict.AnomalyLost:             "implicit: the next poll accepts an aborted batch",
+		verdict.AnomalyAckWithoutOutput: "implicit: the next poll accepts an aborted batch",
+	}}
+
+	notApplicableAfterAcks = Allowed{NotApplicable: "crash-after-acks needs acks inside the " +
+		"transaction: only the transactional mode has that point (ORACLE.md case 3: n/a)"}
+)
+
+// allowedRows is ORACLE.md as data. Each row quotes the page; a new scenario
+// is a new row. "transactional" holds for both realizations (ledger and
+// native): ORACLE.md "must hold in both realizations unless a cell says
+// otherwise", and no row says otherwise.
+var allowedRows = []allowedRow{
+	// Not in ORACLE.md's tables: no fault at all, so every mode must show
+	// nothing (implicit loses only after an abort, and nothing aborts).
+	{"steady", allowNothing, allowNothing, allowNothing},
+
+	// Case 1: "no output; records released at once and reprocessed; no loss,
+	// no dup" in every mode ("same").
+	{"crash-before-begin", allowNothing, allowNothing, allowNothing},
+
+	// Case 2: "txn aborted ...; output never visible (no aborted read);
+	// reprocessed; no loss, no dup" in every mode ("same").
+	{"crash-after-send", allowNothing, allowNothing, allowNothing},
+
+	// Case 3: "pending acks discarded with the abort; reprocessed; no loss,
+	// no dup"; explicit and implicit: "n/a" (no acks in their transactions).
+	{"crash-after-acks", allowNothing, notApplicableAfterAcks, notApplicableAfterAcks},
+
+	// Case 4: transactional "exactly once"; explicit "dup only if the ack was
+	// lost with the crash"; implicit "like explicit".
+	{"coordinator-crash-after-endtxn", allowNothing, allowDuplicates, allowDuplicates},
+
+	// Case 4b: transactional "no dup (the acks were in the txn)"; explicit
+	// "duplicates expected: the window KIP-1289 closes; counted, allowed";
+	// implicit "duplicates, like explicit".
+	{"crash-after-commit", allowNothing, allowDuplicates, allowDuplicates},
+
+	// Case 5: transactional "no loss, no dup"; explicit "no loss; dup
+	// allowed"; implicit "loss possible if A's next poll accepts the aborted
+	// batch" (and A's committed batches can come back: dup, as explicit).
+	{"zombie-fenced", allowNothing, allowDuplicates, allowDuplicatesAndLossAfterAbort},
+
+	// Case 6: transactional "no loss, no dup"; explicit "records RELEASEd and
+	// reprocessed; no loss"; implicit "the next poll accepts the aborted
+	// batch: loss expected, counted, allowed".
+	{"explicit-abort", allowNothing, allowNothing, allowLossAfterAbort},
+
+	// Case 7: transactional "no loss, no dup"; explicit "no loss"; implicit
+	// "loss expected, as in 6".
+	{"partial-produce-failure", allowNothing, allowNothing, allowLossAfterAbort},
+
+	// "Beyond the KIP's list": these release acquisitions early, so
+	// transactional must stay exactly-once while explicit and implicit show
+	// at-least-once duplicates. Implicit: "loss only after an abort"; the
+	// checker cannot tell which abort a loss followed, so those rows allow
+	// loss for implicit outright.
+
+	// Transactional "no dup, no loss" (native: a redelivery while the acks are
+	// pending is the ANOMALY redelivered-while-pending, never allowed);
+	// explicit "dup allowed"; implicit "dup allowed; loss if the stalled
+	// worker's next poll accepts an aborted batch".
+	{"lock-expiry-during-txn", allowNothing, allowDuplicates, allowDuplicatesAndLossAfterAbort},
+	// "no loss, no dup" / "no loss; dup allowed" / "dup allowed; loss only after an abort".
+	{"broker-kill", allowNothing, allowDuplicates, allowDuplicatesAndLossAfterAbort},
+	// "no loss, no dup" / "no loss; dup allowed" / "as broker-kill".
+	{"share-state-leader-kill", allowNothing, allowDuplicates, allowDuplicatesAndLossAfterAbort},
+	// "no loss, no dup" / "no loss; dup allowed" / "as broker-kill".
+	{"data-leader-kill", allowNothing, allowDuplicates, allowDuplicatesAndLossAfterAbort},
+	// "no loss, no dup" / "no loss; dup allowed" / "as broker-kill".
+	{"partition", allowNothing, allowDuplicates, allowDuplicatesAndLossAfterAbort},
+	// "no loss, no dup; latency reported" / "no loss; dup allowed" / "as broker-kill".
+	{"slow-network", allowNothing, allowDuplicates, allowDuplicatesAndLossAfterAbort},
+	// "no loss, no dup" / "no loss; dup allowed" / "as broker-kill".
+	{"rolling-restart", allowNothing, allowDuplicates, allowDuplicatesAndLossAfterAbort},
+	// "rejected by epoch (KIP-890 style); no aborted read, no dup" in every
+	// mode ("same").
+	{"late-endtxn", allowNothing, allowNothing, allowNothing},
+	// "no loss, no dup" / "no loss; dup allowed" / "dup; loss only after aborts".
+	{"random-schedule", allowNothing, allowDuplicates, allowDuplicatesAndLossAfterAbort},
+}
