@@ -20,6 +20,8 @@ type Result struct {
 	BackendWhy string `json:"backend_why,omitempty"`
 	// Command is the command line, so a run can be replayed.
 	Command string `json:"command,omitempty"`
+	// Dir is the run directory.
+	Dir string `json:"dir,omitempty"`
 	// Interrupted is true when the run was stopped (Ctrl-C) before it ended.
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Config is every setting that shaped the run (chaos defaults included).
@@ -79,4 +81,7 @@ type Percentiles struct {
 	P99   float64 `json:"p99_ms"`
 	P999  float64 `json:"p999_ms"`
 	Max   float64 `json:"max_ms"`
+	// Mean is the arithmetic mean (thresholds' avg); added after the first cut, so
+	// readers of older result.json files see 0.
+	Mean float64 `json:"mean_ms,omitempty"`
 }
