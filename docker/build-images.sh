@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds every container image the docker backend runs, offline (no image
+# registry needed): the JRE base, Apache Kafka on it, and our toxiproxy.
+# Idempotent: an image whose inputs did not change is skipped (see
+# images/lib.sh). Prints what it built or skipped and how long it took.
+#
+# Users with a registry may run other images instead: when
+# SHARECHAOS_KAFKA_IMAGE or SHARECHAOS_TOXIPROXY_IMAGE names an image that is
+# not ours, that image is not built here (the backend runs the named one).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+start=$(date +%s)
+
+if ! docker info >/dev/null 2>&1; then
+  echo "images: no Docker engine answers (start one: bash .ci/docker-engine.sh)" >&2
+  exit 1
+fi
+
+kafka_default=sharechaos/kafka:$(cat "$here/images/kafka/version")
+toxiproxy_default=sharechaos/toxiproxy:2.12.0
+
+if [ "${SHARECHAOS_KAFKA_IMAGE:-$kafka_default}" != "$kafka_default" ]; then
+  echo "images: Kafka image is $SHARECHAOS_KAFKA_IMAGE (SHARECHAOS_KAFKA_IMAGE): not building jre or kafka"
+else
+  bash "$here/images/jre/build.sh"
+  bash "$here/images/kafka/build.sh"
+fi
+if [ "${SHARECHAOS_TOXIPROXY_IMAGE:-$toxiproxy_default}" != "$toxiproxy_default" ]; then
+  echo "images: toxiproxy image is $SHARECHAOS_TOXIPROXY_IMAGE (SHARECHAOS_TOXIPROXY_IMAGE): not building it"
+else
+  bash "$here/images/toxiproxy/build.sh"
+fi
+echo "images: done in $(( $(date +%s) - start ))s"
