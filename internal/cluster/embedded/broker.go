@@ -58,8 +58,9 @@ func (a brokerArgs) encode() []string {
 }
 
 // parseBrokerArgs reads the child's command line. Arguments of the form
-// -test.* are dropped first: a `go test` binary re-executed as a broker may be
-// handed them by tooling, and they are not ours.
+// -test.* (with any value joined by "=", as go test passes them) are dropped
+// first: a test binary re-executed as a broker may be handed them by tooling,
+// and they are not ours.
 func parseBrokerArgs(args []string, stderr io.Writer) (brokerArgs, error) {
 	var own []string
 	for _, arg := range args {
