@@ -146,6 +146,9 @@ var allowedRows = []allowedRow{
 	// Case 2: "txn aborted ...; output never visible (no aborted read);
 	// reprocessed; no loss, no dup" in every mode ("same").
 	{"crash-after-send", allowNothing, allowNothing, allowNothing},
+	// Case 2, "a variant with a fresh id exercises the path where only the
+	// transaction timeout ends the old transaction": the same guarantees.
+	{"crash-after-send-fresh-id", allowNothing, allowNothing, allowNothing},
 
 	// Case 3: "pending acks discarded with the abort; reprocessed; no loss,
 	// no dup"; explicit and implicit: "n/a" (no acks in their transactions).

@@ -151,7 +151,7 @@ func (s *checkState) duplicateSummary(outs []int) string {
 func (s *checkState) abortedReadSummary(o Output) string {
 	t := checkTxn{o.Worker, o.Txn}
 	info := s.txns[t]
-	why := "its worker saw it aborted (" + info.closedBy + ")"
+	why := "its worker saw it aborted (" + info.endedBy + ")"
 	if info.outcome() == checkTxnNeverCommitted {
 		why = "its worker never invoked commit, so it cannot have committed"
 	}
@@ -237,6 +237,9 @@ func (s *checkState) exampleSteps(drafts map[string][]checkDraft) map[string]che
 		steps[id] = st
 	}
 	for _, e := range s.obs.History {
+		if !checkStep(e) {
+			continue
+		}
 		ids := checkTouched(e, want)
 		also := func(related map[string]bool) {
 			for id := range related {
@@ -258,9 +261,20 @@ func (s *checkState) exampleSteps(drafts map[string][]checkDraft) map[string]che
 	return steps
 }
 
+// checkStep reports whether an event that names an example's record is a
+// step of it. Invokes are left out (their completion follows) except a
+// commit's, which dates a commit that never completed, and an abort's, which
+// says why.
+func checkStep(e history.Event) bool {
+	return e.Type != history.Invoke || e.F == history.FCommit || e.F == history.FAbort
+}
+
 // checkTxnStep reports whether a transaction-level event belongs in the
 // example of every record the transaction held.
 func checkTxnStep(e history.Event) bool {
+	if !checkStep(e) {
+		return false
+	}
 	switch e.F {
 	case history.FCommit, history.FAbort, history.FTxnAcks:
 		return true

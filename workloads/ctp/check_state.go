@@ -59,7 +59,7 @@ type checkTxnInfo struct {
 	sawAbort      bool // abort ok, or commit fail (definitely not committed)
 	sawCommitOK   bool
 	commitInvoked bool
-	// sent are the ids whose outputs the transaction produced (send ok).
+	// sent are the ids whose outputs the transaction produced (send events).
 	sent map[string]struct{}
 	// acked are the ids whose acks went into it (txn-acks ok, commit records).
 	acked map[string]struct{}
@@ -71,6 +71,9 @@ type checkTxnInfo struct {
 	closedAt int64
 	// closedBy names that event, for examples.
 	closedBy string
+	// endedBy names the event that decided the outcome (commit ok / fail /
+	// info, abort ok), for examples.
+	endedBy string
 }
 
 // checkTxnOutcome is how a transaction ended, as far as its worker knew.
@@ -289,15 +292,22 @@ func (s *checkState) readTxnEvent(e history.Event) {
 			info.closedAt, info.closedBy = e.TS, what
 		}
 	}
+	endBy := func(what string) {
+		closeAt(what)
+		if info.endedBy == "" {
+			info.endedBy = what
+		}
+	}
 	switch e.F {
 	case history.FSend:
-		if e.Type == history.OK {
-			if info.sent == nil {
-				info.sent = make(map[string]struct{}, len(e.IDs))
-			}
-			for _, id := range e.IDs {
-				info.sent[id] = struct{}{}
-			}
+		// Every send event counts, not only ok: the ids of a send that failed
+		// half-way were meant for this transaction too, and part of them
+		// visible is exactly the torn transaction partial-produce-failure hunts.
+		if info.sent == nil {
+			info.sent = make(map[string]struct{}, len(e.IDs))
+		}
+		for _, id := range e.IDs {
+			info.sent[id] = struct{}{}
 		}
 	case history.FTxnAcks:
 		if e.Type == history.OK {
@@ -312,16 +322,17 @@ func (s *checkState) readTxnEvent(e history.Event) {
 		switch e.Type {
 		case history.OK:
 			info.sawCommitOK = true
-			closeAt("commit ok")
+			endBy("commit ok")
 		case history.Fail:
 			info.sawAbort = true
-			closeAt("commit fail")
+			endBy("commit fail")
 		case history.Info:
-			closeAt("commit info (outcome unknown)")
+			endBy("commit info (outcome unknown)")
 		}
 	case history.FAbort:
 		if e.Type == history.OK {
 			info.sawAbort = true
+			endBy("abort ok")
 		}
 		closeAt("abort " + string(e.Type))
 	}
