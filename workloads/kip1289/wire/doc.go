@@ -1,0 +1,19 @@
+// Package wire holds KIP-1289's two new RPCs in the seed's two-RPC profile,
+// version 0, flexible (KIP-482: compact strings and arrays, tagged fields):
+//
+//	AddShareAcksToTxn   -> transaction coordinator (mirrors AddOffsetsToTxn)
+//	TxnShareAcknowledge -> share coordinator       (mirrors TxnOffsetCommit)
+//
+// Each type implements kmsg.Request or kmsg.Response, so a kgo client can
+// send it once the key is in the client's max-versions table and the broker
+// advertises it. The API keys are not allocated upstream (93 and 94 are taken
+// in Kafka 4.4): a message carries its key in APIKey, and the defaults
+// (DefaultAddShareAcksToTxnKey, DefaultTxnShareAcknowledgeKey) are
+// placeholders far outside Kafka's range so that they can never collide with
+// a real API.
+//
+// The message types deliberately do not implement kmsg.TxnCoordinatorRequest
+// or kmsg.GroupCoordinatorRequest: kgo answers a coordinator request it does
+// not know with "client is too old". Callers find the coordinator themselves
+// and send with kgo's Broker(id).Request.
+package wire
