@@ -1,0 +1,111 @@
+package reports
+
+import (
+	"time"
+
+	"github.com/sharechaos/sharechaos/internal/verdict"
+)
+
+// Bench is bench.json: what `sharechaos bench` measured and how the ack modes
+// compare. The bench package fills Comparisons (bench.CompareModes) and
+// Thresholds (bench.Thresholds.Evaluate); reports only writes.
+type Bench struct {
+	Verdict   verdict.Verdict `json:"verdict"`
+	ExitCode  int             `json:"exit_code"`
+	Seed      int64           `json:"seed"`
+	Started   time.Time       `json:"started"`
+	DurationS float64         `json:"duration_s"`
+	Backend   string          `json:"backend"`
+	// BackendWhy says why auto chose the backend.
+	BackendWhy string `json:"backend_why,omitempty"`
+	Command    string `json:"command,omitempty"`
+	// Interrupted is true when the bench was stopped (Ctrl-C) before it ended.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Rate is the target in transactions per second; 0 means closed loop (as
+	// fast as possible).
+	Rate float64 `json:"rate_tps"`
+	// RepeatDurationS is each repeat's load duration.
+	RepeatDurationS float64  `json:"repeat_duration_s"`
+	Repeats         int      `json:"repeats"`
+	Modes           []string `json:"modes"`
+	Batches         []int    `json:"batches"`
+	// Baseline is the mode every other mode is compared with (explicit).
+	Baseline string `json:"baseline"`
+	// Alpha is the significance level of the comparisons (0.05).
+	Alpha  float64           `json:"alpha"`
+	Config map[string]string `json:"config,omitempty"`
+	// Runs are the repeats in the order they ran (modes interleaved).
+	Runs        []BenchRun        `json:"runs"`
+	Comparisons []BenchComparison `json:"comparisons"`
+	Thresholds  []ThresholdResult `json:"thresholds,omitempty"`
+	// HarnessOverhead is the suite's own cost: the instrumented loop's
+	// throughput divided by a bare franz-go loop's on the same cluster (1 = free);
+	// 0 when it was not measured.
+	HarnessOverhead float64  `json:"harness_overhead,omitempty"`
+	Notes           []string `json:"notes,omitempty"`
+}
+
+// BenchRun is one repeat of one mode at one batch size.
+type BenchRun struct {
+	Mode        string `json:"mode"`
+	Realization string `json:"realization,omitempty"`
+	Batch       int    `json:"batch"`
+	Repeat      int    `json:"repeat"`
+	Seed        int64  `json:"seed"`
+	// Started is when this repeat's load began: time figures start there.
+	Started   time.Time `json:"started"`
+	DurationS float64   `json:"duration_s"`
+	// Latency summarizes each histogram (metric -> percentiles); per-phase
+	// summaries use the keys "metric/before", "metric/during", "metric/after".
+	Latency map[string]Percentiles `json:"latency"`
+	// Counters are totals: transactions, records, dropped_iterations, ...
+	Counters      map[string]int64 `json:"counters,omitempty"`
+	TxnPerSec     float64          `json:"txn_per_s"`
+	RecordsPerSec float64          `json:"records_per_s"`
+	// Error is set when the repeat failed; its numbers are then partial.
+	Error string `json:"error,omitempty"`
+}
+
+// BenchComparison compares one mode with the baseline for one batch size,
+// metric and percentile. The sample of each side is one value per repeat (that
+// repeat's percentile), so n = the number of repeats per mode.
+type BenchComparison struct {
+	Batch      int    `json:"batch"`
+	Metric     string `json:"metric"`
+	Percentile string `json:"percentile"`
+	Baseline   string `json:"baseline"`
+	Candidate  string `json:"candidate"`
+	// BaselineMs and CandidateMs are one value per repeat, in run order.
+	BaselineMs  []float64 `json:"baseline_ms"`
+	CandidateMs []float64 `json:"candidate_ms"`
+	// Medians of the two samples, and Ratio = CandidateMedianMs / BaselineMedianMs.
+	BaselineMedianMs  float64 `json:"baseline_median_ms"`
+	CandidateMedianMs float64 `json:"candidate_median_ms"`
+	Ratio             float64 `json:"ratio"`
+	// P is the Mann-Whitney U test's p-value (two-sided).
+	P     float64 `json:"p"`
+	N1    int     `json:"n1"`
+	N2    int     `json:"n2"`
+	Alpha float64 `json:"alpha"`
+	// Significant is P < Alpha.
+	Significant bool `json:"significant"`
+	// TooFewSamples: with n this small no difference could ever reach Alpha.
+	TooFewSamples bool `json:"too_few_samples,omitempty"`
+	// Words says the result for people ("no significant difference", ...).
+	Words    string   `json:"words"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// ThresholdResult is one threshold judged against what was measured.
+type ThresholdResult struct {
+	// Threshold is the text as the user wrote it.
+	Threshold string `json:"threshold"`
+	// Scope names what it was judged on ("transactional batch=10"), if not all.
+	Scope    string  `json:"scope,omitempty"`
+	Metric   string  `json:"metric"`
+	Observed float64 `json:"observed"`
+	// Unit of Observed: "ms" for latencies, "" for counts, "/s" for rates.
+	Unit   string `json:"unit,omitempty"`
+	Pass   bool   `json:"pass"`
+	Reason string `json:"reason,omitempty"`
+}

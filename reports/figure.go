@@ -1,0 +1,55 @@
+package reports
+
+import "time"
+
+// Figure is the data behind one plot of report.html. It is plain data so that
+// reports needs no histogram library: the bench package fills figures from its
+// histograms (bench.SpectrumFigure, bench.LatencyOverTime, bench.ThroughputOverTime).
+//
+// A figure with Spectra is a percentile spectrum (x: percentile on a log scale of
+// 1/(1-p), y: milliseconds); a figure with Series is a plot over time (x: seconds
+// since the start of the run, y: YLabel) on which Shades are drawn as grey bands.
+type Figure struct {
+	Title  string
+	YLabel string
+	// Spectra: one line each (for example one per metric, or one per mode).
+	Spectra []Spectrum
+	// Series: one line each, over time.
+	Series []TimeSeries
+	// Shades are time windows to shade on a time figure (fault windows).
+	Shades []Shade
+}
+
+// Spectrum is one line of a percentile-spectrum plot.
+type Spectrum struct {
+	Label  string
+	Points []SpectrumPoint
+}
+
+// SpectrumPoint is the latency at one percentile.
+type SpectrumPoint struct {
+	// Percentile in 0-100.
+	Percentile float64
+	ValueMs    float64
+}
+
+// TimeSeries is one line of a plot over time.
+type TimeSeries struct {
+	Label  string
+	Points []TimePoint
+}
+
+// TimePoint is one value at an offset from the start of the run.
+type TimePoint struct {
+	Offset time.Duration
+	Value  float64
+}
+
+// Shade is a window of a time figure drawn as a grey band, labelled.
+type Shade struct {
+	Label    string
+	From, To time.Duration
+}
+
+// Figures holds each cell's figures, keyed by Cell.ID().
+type Figures map[string][]Figure
