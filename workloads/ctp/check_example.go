@@ -116,13 +116,13 @@ func (s *checkState) anomalies() map[string]verdict.Found {
 }
 
 func (s *checkState) lostSummary(id string) string {
-	in := s.inputs[id][0]
+	in := s.inputs[id]
 	return fmt.Sprintf("p%d o%d has no committed output, yet the share group is done with it "+
 		"(share start offset %d); %s", in.Partition, in.Offset, s.obs.ShareStart[in.Partition], s.deliveryNote(id))
 }
 
 func (s *checkState) unseenSummary(id string) string {
-	in := s.inputs[id][0]
+	in := s.inputs[id]
 	start, known := s.obs.ShareStart[in.Partition]
 	where := fmt.Sprintf("share start offset %d", start)
 	if !known {

@@ -17,9 +17,11 @@ type checkState struct {
 
 	// ids are the distinct input ids, sorted (so every example list is too).
 	ids []string
-	// inputs maps an id to where it was seeded; more than one entry only when
-	// the seeder wrote the id twice.
-	inputs map[string][]Input
+	// inputs maps an id to where it was first seeded; reseeded holds the
+	// further copies of an id the seeder wrote more than once (rare: kept
+	// apart so the common case costs no slice per id).
+	inputs   map[string]Input
+	reseeded map[string][]Input
 	// srcTopic is the input topic as the outputs' src headers name it.
 	srcTopic string
 
@@ -136,7 +138,8 @@ type checkPending struct {
 func newCheckState(obs Observation) *checkState {
 	s := &checkState{
 		obs:         obs,
-		inputs:      make(map[string][]Input, len(obs.Inputs)),
+		inputs:      make(map[string]Input, len(obs.Inputs)),
+		reseeded:    make(map[string][]Input),
 		valid:       make(map[string][]int, len(obs.Outputs)),
 		visible:     make(map[checkTxn]map[string]struct{}),
 		txns:        make(map[checkTxn]*checkTxnInfo),
@@ -159,12 +162,36 @@ func newCheckState(obs Observation) *checkState {
 
 func (s *checkState) indexInputs() {
 	for _, in := range s.obs.Inputs {
-		if _, seen := s.inputs[in.ID]; !seen {
-			s.ids = append(s.ids, in.ID)
+		if _, seen := s.inputs[in.ID]; seen {
+			s.reseeded[in.ID] = append(s.reseeded[in.ID], in)
+			continue
 		}
-		s.inputs[in.ID] = append(s.inputs[in.ID], in)
+		s.inputs[in.ID] = in
+		s.ids = append(s.ids, in.ID)
 	}
 	sort.Strings(s.ids)
+}
+
+// copiesOf returns every place id was seeded, first copy first.
+func (s *checkState) copiesOf(id string) []Input {
+	in, ok := s.inputs[id]
+	if !ok {
+		return nil
+	}
+	return append([]Input{in}, s.reseeded[id]...)
+}
+
+// seededAt reports whether id was seeded at partition p, offset off.
+func (s *checkState) seededAt(id string, p int32, off int64) bool {
+	if in := s.inputs[id]; in.Partition == p && in.Offset == off {
+		return true
+	}
+	for _, in := range s.reseeded[id] {
+		if in.Partition == p && in.Offset == off {
+			return true
+		}
+	}
+	return false
 }
 
 // indexOutputs sorts every output into valid or phantom, and groups the
@@ -216,7 +243,7 @@ func (s *checkState) commonSrcTopic() string {
 }
 
 func (s *checkState) phantomWhy(o Output) string {
-	copies, ok := s.inputs[o.Key]
+	first, ok := s.inputs[o.Key]
 	if !ok {
 		return "its key is no input id"
 	}
@@ -230,13 +257,11 @@ func (s *checkState) phantomWhy(o Output) string {
 	if topic != s.srcTopic {
 		return fmt.Sprintf("its src names topic %q, the other outputs %q", topic, s.srcTopic)
 	}
-	for _, in := range copies {
-		if in.Partition == p && in.Offset == off {
-			return ""
-		}
+	if s.seededAt(o.Key, p, off) {
+		return ""
 	}
 	return fmt.Sprintf("its src p%d o%d is not where the input was seeded (p%d o%d)",
-		p, off, copies[0].Partition, copies[0].Offset)
+		p, off, first.Partition, first.Offset)
 }
 
 // readHistory gathers, in one pass, what the workers saw: each
@@ -360,7 +385,7 @@ func (s *checkState) classifyInputs() {
 			continue
 		}
 		done := true
-		for _, in := range s.inputs[id] {
+		for _, in := range s.copiesOf(id) {
 			start, known := s.obs.ShareStart[in.Partition]
 			if !known {
 				unknown[in.Partition] = true
@@ -465,12 +490,16 @@ func (s *checkState) findTornTxns() {
 // closes at A's last event (a commit invoked just before dying may still
 // complete on the broker; that tail is not judged).
 func (s *checkState) findRedeliveredWhilePending() {
+	// The windows of one id form a chain through next (index+1, 0 ends it),
+	// so the common case, one window per id, costs no slice per id.
 	type window struct {
 		txn        checkTxn
 		info       *checkTxnInfo
 		start, end int64
+		next       int
 	}
-	byID := make(map[string][]window)
+	var windows []window
+	byID := make(map[string]int)
 	for t, info := range s.txns {
 		if info.acksAt == 0 {
 			continue
@@ -480,7 +509,8 @@ func (s *checkState) findRedeliveredWhilePending() {
 			end = s.lastTS[t.worker]
 		}
 		for id := range info.acked {
-			byID[id] = append(byID[id], window{t, info, info.acksAt, end})
+			windows = append(windows, window{t, info, info.acksAt, end, byID[id]})
+			byID[id] = len(windows)
 		}
 	}
 	if len(byID) == 0 {
@@ -492,7 +522,8 @@ func (s *checkState) findRedeliveredWhilePending() {
 			continue
 		}
 		for _, r := range e.Records {
-			for _, w := range byID[r.ID] {
+			for i := byID[r.ID]; i != 0; i = windows[i-1].next {
+				w := windows[i-1]
 				if w.txn.worker == e.Worker || e.TS <= w.start || e.TS >= w.end {
 					continue
 				}

@@ -514,3 +514,24 @@ func TestCheckDeterministic(t *testing.T) {
 		t.Errorf("faults %+v", first.Faults)
 	}
 }
+
+// An id the seeder wrote twice counts once; an output may name either copy,
+// and the id is lost only when the group is done with both.
+func TestCheckReseededInput(t *testing.T) {
+	c := newCheckCell(ctp.Explicit, "", 4)
+	c.obs.Inputs = append(c.obs.Inputs, ctp.Input{ID: ctp.InputID(1), Partition: 0, Offset: 4})
+	c.obs.ShareStart[0], c.obs.InputEnd[0] = 5, 5
+	c.worker("w1.1").process(1, 0, 2, 3)
+	c.output("w9.1", 1, 1)
+	c.obs.Outputs[len(c.obs.Outputs)-1].Src = ctp.Src(checkInputTopic, 0, 4)
+	res := ctp.Check(c.obs, checkAllowed(t, ctp.Explicit, "steady"))
+	checkWant(t, res, verdict.Pass, nil)
+	if res.Counts.Input != 4 || res.Counts.Processed != 4 {
+		t.Errorf("counts %+v", res.Counts)
+	}
+
+	c.obs.Outputs = c.obs.Outputs[:len(c.obs.Outputs)-1]
+	c.obs.ShareStart[0] = 3 // done with the first copy of r-000001 only
+	res = ctp.Check(c.obs, checkAllowed(t, ctp.Explicit, "steady"))
+	checkWant(t, res, verdict.Unknown, map[string]int{verdict.AnomalyUnseen: 1})
+}
