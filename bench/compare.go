@@ -82,16 +82,35 @@ func Compare(baseline, candidate []float64, alpha float64) Comparison {
 func (c Comparison) Words(candidate, baseline string) string {
 	switch {
 	case c.TooFewSamples:
-		return fmt.Sprintf("too few repeats to tell (n=%d+%d; a U test needs about 4 per side at alpha %v)", c.N1, c.N2, c.Alpha)
+		return fmt.Sprintf("too few repeats to tell (n=%d+%d; the U test needs %d per side to reach alpha %v)",
+			c.N1, c.N2, MinRepeats(c.Alpha), c.Alpha)
 	case !c.Significant:
-		return fmt.Sprintf("no significant difference (p=%.3f)", c.P)
+		return fmt.Sprintf("no significant difference (%s)", FormatP(c.P))
 	case c.Ratio == 0:
-		return fmt.Sprintf("%s differs from %s (p=%.3f)", candidate, baseline, c.P)
+		return fmt.Sprintf("%s differs from %s (%s)", candidate, baseline, FormatP(c.P))
 	case c.Ratio >= 1:
-		return fmt.Sprintf("%s slower than %s: %.2fx (p=%.3f)", candidate, baseline, c.Ratio, c.P)
+		return fmt.Sprintf("%s slower than %s: %.2fx (%s)", candidate, baseline, c.Ratio, FormatP(c.P))
 	default:
-		return fmt.Sprintf("%s faster than %s: %.2fx (p=%.3f)", candidate, baseline, c.Ratio, c.P)
+		return fmt.Sprintf("%s faster than %s: %.2fx (%s)", candidate, baseline, c.Ratio, FormatP(c.P))
 	}
+}
+
+// FormatP prints a p-value for people: "p=0.042", "p<0.001".
+func FormatP(p float64) string {
+	if p < 0.001 {
+		return "p<0.001"
+	}
+	return fmt.Sprintf("p=%.3f", p)
+}
+
+// MinRepeats is the smallest number of repeats per side with which a U test
+// can reach alpha at all (4 at 0.05, 5 at 0.01): the --repeats to ask for.
+func MinRepeats(alpha float64) int {
+	n := 1
+	for minUTestP(n, n) >= alpha && n < 100 {
+		n++
+	}
+	return n
 }
 
 // minUTestP is the smallest two-sided p-value a U test can give for sample
