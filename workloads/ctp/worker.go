@@ -83,6 +83,10 @@ func (w *Worker) open(ctx context.Context) error {
 		kgo.ConsumeTopics(w.cfg.InputTopic),
 		kgo.ShareMaxRecords(w.cfg.MaxRecords),
 		kgo.ShareMaxRecordsStrict(),
+		// One fetch per poll goes to one broker at a time; a broker with
+		// nothing left long-polls for the whole wait while another's
+		// partitions have records, so keep the wait short.
+		kgo.FetchMaxWait(100*time.Millisecond),
 	)...)
 	if err != nil {
 		return fmt.Errorf("create consumer: %w", err)

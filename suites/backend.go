@@ -1,0 +1,77 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/sharechaos/sharechaos/internal/cluster"
+	"github.com/sharechaos/sharechaos/internal/cluster/embedded"
+)
+
+// backendChoice is the backend a run uses and why (auto's reasoning goes in
+// the report).
+type backendChoice struct {
+	name string
+	why  string
+}
+
+// dockerAvailable is set by the container backend's wiring (docker.go), so that
+// this file builds without it.
+var dockerAvailable = func(ctx context.Context) (bool, string) {
+	return false, "the container backend is not built into this binary"
+}
+
+// startDocker is set by the container backend's wiring (docker.go).
+var startDocker = func(ctx context.Context, o *Options, runID, dir string) (cluster.Cluster, error) {
+	return nil, fmt.Errorf("start docker backend: not built into this binary")
+}
+
+func chooseBackend(ctx context.Context, o *Options) backendChoice {
+	switch o.Backend {
+	case "embedded":
+		return backendChoice{"embedded", "asked for with --backend embedded"}
+	case "docker":
+		return backendChoice{"docker", "asked for with --backend docker"}
+	}
+	if ok, why := dockerAvailable(ctx); ok {
+		return backendChoice{"docker", "auto: " + why}
+	} else {
+		return backendChoice{"embedded", "auto: no usable Docker backend (" + why + "); using the embedded kfake cluster"}
+	}
+}
+
+func startBackend(ctx context.Context, o *Options, b backendChoice, runID, dir string) (cluster.Cluster, error) {
+	if b.name == "docker" {
+		return startDocker(ctx, o, runID, dir)
+	}
+	c, err := embedded.Start(ctx, embedded.Options{
+		Brokers:    o.Brokers,
+		DataDir:    filepath.Join(dir, "embedded-data"),
+		LogPath:    filepath.Join(dir, "embedded-broker.log"),
+		RecordLock: o.Lock,
+		BrokerConfigs: map[string]string{
+			// A SIGKILLed member keeps its partitions until its session times
+			// out (45s by default): nobody else is assigned them meanwhile, so
+			// every crash would stall the cell for 45s.
+			"group.share.session.timeout.ms":    strconv.Itoa(int(shareSessionTimeout.Milliseconds())),
+			"group.share.heartbeat.interval.ms": strconv.Itoa(int(shareHeartbeat.Milliseconds())),
+		},
+	})
+	if err != nil {
+		if c != nil {
+			_ = c.Close(context.WithoutCancel(ctx))
+		}
+		return nil, fmt.Errorf("start embedded cluster: %w", err)
+	}
+	return c, nil
+}
+
+// Share-group membership timing for chaos runs: a crashed member's partitions
+// go to the others within shareSessionTimeout.
+const (
+	shareSessionTimeout = 6 * time.Second
+	shareHeartbeat      = time.Second
+)

@@ -1,0 +1,332 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharechaos/sharechaos/faults"
+	"github.com/sharechaos/sharechaos/internal/cluster"
+	"github.com/sharechaos/sharechaos/internal/history"
+	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/reports"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+)
+
+// cellPlan is one cell to run.
+type cellPlan struct {
+	index       int
+	fault       faults.Fault
+	mode        ctp.AckMode
+	realization string
+	repeat      int
+	seed        int64
+	// fallbackNote is set when transactional fell back to explicit.
+	fallbackNote string
+}
+
+func (p cellPlan) scenario() string { return p.fault.Name }
+
+// cellRun is the state of one running cell.
+type cellRun struct {
+	o        *Options
+	c        cluster.Cluster
+	plan     cellPlan
+	dir      string
+	runID    string
+	topo     ctp.Topology
+	rng      *rand.Rand
+	started  time.Time
+	timeline *history.Recorder
+}
+
+// runCell runs one cell to its verdict. It never returns an error: whatever
+// goes wrong becomes the cell's verdict (HARNESS-ERROR, UNKNOWN) with a reason.
+func runCell(ctx context.Context, o *Options, c cluster.Cluster, runID, runDir string, plan cellPlan) (cell reports.Cell) {
+	r := &cellRun{o: o, c: c, plan: plan, runID: runID, started: time.Now(),
+		rng: rand.New(rand.NewPCG(uint64(plan.seed), uint64(plan.index)))}
+	cell = reports.Cell{
+		Scenario: plan.scenario(), Mode: string(plan.mode), Backend: c.Name(), Realization: plan.realization,
+		Repeat: plan.repeat, Seed: plan.seed, Fault: reports.Fault{Name: plan.fault.Name},
+		Anomalies: map[string]verdict.Found{},
+	}
+	if plan.fallbackNote != "" {
+		cell.Notes = append(cell.Notes, plan.fallbackNote)
+	}
+	r.dir = filepath.Join(runDir, "cells", strings.ReplaceAll(cell.Name(), "/", "_")+fmt.Sprintf("_r%d", plan.repeat))
+	cell.Dir, _ = filepath.Rel(runDir, r.dir)
+	defer func() { cell.DurationS = time.Since(r.started).Seconds() }()
+
+	allowed, err := ctp.AllowedFor(plan.mode, plan.scenario())
+	if err != nil {
+		cell.Verdict, cell.Reason = verdict.HarnessError, err.Error()
+		return cell
+	}
+	cell.Allowed = allowed.Names()
+	if why := plan.fault.NAReason(plan.mode, c); why != "" {
+		cell.Verdict, cell.Reason = verdict.NA, why
+		return cell
+	}
+	if allowed.NotApplicable != "" {
+		cell.Verdict, cell.Reason = verdict.NA, allowed.NotApplicable
+		return cell
+	}
+	if err := os.MkdirAll(filepath.Join(r.dir, "histories"), 0o755); err != nil {
+		cell.Verdict, cell.Reason = verdict.HarnessError, err.Error()
+		return cell
+	}
+	r.timeline, err = history.Create(filepath.Join(r.dir, "histories", "orchestrator.jsonl"), "orchestrator")
+	if err != nil {
+		cell.Verdict, cell.Reason = verdict.HarnessError, err.Error()
+		return cell
+	}
+	defer r.timeline.Close()
+
+	obs, note, err := r.execute(ctx, allowed)
+	if note != "" {
+		cell.Notes = append(cell.Notes, note)
+	}
+	switch {
+	case err != nil && ctx.Err() != nil:
+		cell.Verdict, cell.Reason = verdict.Unknown, "interrupted before the cell finished; what was recorded is in "+cell.Dir
+	case err != nil:
+		cell.Verdict, cell.Reason = verdict.HarnessError, err.Error()
+	}
+	if obs == nil {
+		r.summarizeLatency(&cell)
+		return cell
+	}
+	res := ctp.Check(*obs, allowed)
+	cell.Counts = res.Counts
+	cell.Anomalies = res.Anomalies
+	if cell.Anomalies == nil {
+		cell.Anomalies = map[string]verdict.Found{}
+	}
+	if cell.Verdict == "" {
+		cell.Verdict, cell.Reason = res.Verdict, res.Reason
+	}
+	r.judgeFault(&cell, obs.History)
+	r.summarizeLatency(&cell)
+	return cell
+}
+
+// judgeFault fills the fault section and makes a cell whose fault never fired
+// UNKNOWN: it tested nothing (CONTRACT.md).
+func (r *cellRun) judgeFault(cell *reports.Cell, h history.History) {
+	if r.plan.fault.Target == faults.TargetNone {
+		return
+	}
+	for _, e := range h {
+		if e.F == history.FFaultFired {
+			cell.Fault.Fired = true
+			cell.Fault.Times = append(cell.Fault.Times, time.Unix(0, e.TS).UTC())
+		}
+	}
+	if !cell.Fault.Fired && cell.Verdict == verdict.Pass {
+		cell.Verdict = verdict.Unknown
+		cell.Reason = "the fault " + r.plan.fault.Name + " never fired, so the cell tested nothing"
+	}
+}
+
+// execute sets the cell up, runs load and fault, drains, stops the workers and
+// observes. It returns the observation when the cell got far enough to judge.
+func (r *cellRun) execute(ctx context.Context, allowed ctp.Allowed) (*ctp.Observation, string, error) {
+	o := r.o
+	rf, minISR := int16(3), 2
+	if n := len(r.c.Nodes()); n < 3 {
+		rf, minISR = int16(n), 1
+	}
+	prefix := fmt.Sprintf("sc-%s-c%02d", r.runID, r.plan.index)
+	r.topo = ctp.NewTopology(prefix, o.Partitions, rf, minISR)
+	admin, err := kgo.NewClient(kgo.SeedBrokers(r.c.Bootstrap()...), kgo.ClientID("sharechaos-orchestrator"))
+	if err != nil {
+		return nil, "", fmt.Errorf("create admin client: %w", err)
+	}
+	defer admin.Close()
+
+	sctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	err = ctp.Setup(sctx, admin, r.topo, ctp.GroupConfig{Lock: o.Lock, DeliveryLimit: deliveryLimit})
+	cancel()
+	if err != nil {
+		return nil, "", fmt.Errorf("set up cell: %w", err)
+	}
+	sctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
+	err = ctp.Seed(sctx, r.c.Bootstrap(), r.topo.InputTopic, o.Records)
+	cancel()
+	if err != nil {
+		return nil, "", fmt.Errorf("seed cell: %w", err)
+	}
+	r.timeline.Record(history.Event{Type: history.OK, F: history.FSeed, Attrs: map[string]string{
+		"records": fmt.Sprint(o.Records), "topic": r.topo.InputTopic}})
+
+	ws := r.workerSet()
+	if err := ws.start(); err != nil {
+		return nil, "", err
+	}
+	stopped := false
+	stopWorkers := func() {
+		if !stopped {
+			stopped = true
+			ws.stop(20 * time.Second)
+		}
+	}
+	defer stopWorkers()
+
+	// The cluster fault runs beside the load; it heals before it returns.
+	var faultWG sync.WaitGroup
+	var faultErr error
+	faultCtx, cancelFault := context.WithCancel(ctx)
+	defer cancelFault()
+	if r.plan.fault.Target == faults.TargetCluster {
+		faultWG.Add(1)
+		go func() {
+			defer faultWG.Done()
+			env := faults.Env{Cluster: r.c, Topology: r.topo, Rand: r.rng,
+				Fired:    func(e history.Event) { _ = r.timeline.Record(e) },
+				Progress: func(ctx context.Context) (int64, int64) { return r.progress(ctx, admin) }}
+			if err := r.plan.fault.Inject(faultCtx, env); err != nil && faultCtx.Err() == nil {
+				faultErr = err
+			}
+		}()
+	}
+
+	drained, err := r.drain(ctx, admin, ws)
+	cancelFault()
+	faultWG.Wait()
+	if err != nil {
+		return nil, "", err
+	}
+	if faultErr != nil {
+		return nil, "", fmt.Errorf("inject %s: %w", r.plan.fault.Name, faultErr)
+	}
+	// A last moment for acks in flight, then stop the workers gracefully.
+	time.Sleep(time.Second)
+	stopWorkers()
+	if err := ws.failure(); err != nil {
+		return nil, "", err
+	}
+
+	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
+	defer cancel()
+	obs, err := r.observe(octx, admin)
+	if err != nil {
+		return nil, "", err
+	}
+	note := ""
+	if !drained {
+		note = fmt.Sprintf("the drain timed out after %s", o.DrainTimeout)
+	}
+	return obs, note, nil
+}
+
+func (r *cellRun) workerSet() *workerSet {
+	o := r.o
+	ws := &workerSet{
+		base: ctp.WorkerConfig{
+			Bootstrap: r.c.Bootstrap(), Group: r.topo.Group, InputTopic: r.topo.InputTopic,
+			OutputTopic: r.topo.OutputTopic, LedgerTopic: r.topo.LedgerTopic,
+			Mode: r.plan.mode, Realization: r.plan.realization, MaxRecords: o.MaxRecords,
+			TxnTimeout: ctp.Duration(o.TxnTimeout),
+		},
+		dir: r.dir, slots: o.Workers, topology: r.topo, freshID: r.plan.fault.FreshID,
+	}
+	if r.plan.fault.Target == faults.TargetWorker {
+		ws.armSlot = 1 + r.rng.IntN(o.Workers)
+		ws.arm = ctp.Arm{Fault: r.plan.fault.Name, Point: r.plan.fault.Point, Action: r.plan.fault.Action,
+			Batch: r.armBatch(), Stall: ctp.Duration(r.plan.fault.Stall)}
+		if ws.arm.Action == ctp.ActionStall && ws.arm.Stall == 0 {
+			// Past the lock, so the records come back while the transaction is open.
+			ws.arm.Stall = ctp.Duration(o.Lock + 3*time.Second)
+		}
+		_ = r.timeline.Record(history.Event{Type: history.Info, F: "arm", Fault: r.plan.fault.Name, Point: string(ws.arm.Point),
+			Attrs: map[string]string{"slot": fmt.Sprint(ws.armSlot), "batch": fmt.Sprint(ws.arm.Batch), "action": string(ws.arm.Action)}})
+	}
+	return ws
+}
+
+// armBatch draws k, the non-empty batch at which the armed worker fires,
+// bounded so that it certainly comes: a worker gets about
+// records/(workers*maxRecords) batches; k stays within a quarter of that.
+func (r *cellRun) armBatch() int {
+	per := r.o.Records / (r.o.Workers * int(r.o.MaxRecords))
+	bound := per / 4
+	if bound > 10 {
+		bound = 10
+	}
+	if bound < 1 {
+		bound = 1
+	}
+	return 1 + r.rng.IntN(bound)
+}
+
+// progress is how many input records the share group is done with.
+func (r *cellRun) progress(ctx context.Context, admin *kgo.Client) (done, total int64) {
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	start, end, err := ctp.ShareProgress(pctx, admin, r.topo.Group, r.topo.InputTopic)
+	if err != nil {
+		return 0, int64(r.o.Records)
+	}
+	for p, e := range end {
+		total += e
+		done += min(start[p], e)
+	}
+	return done, total
+}
+
+// drain waits until the share group is done with every input record, the
+// drain times out, the workers cannot be kept running, or ctx ends.
+func (r *cellRun) drain(ctx context.Context, admin *kgo.Client, ws *workerSet) (bool, error) {
+	deadline := time.Now().Add(r.o.DrainTimeout)
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-tick.C:
+		}
+		if err := ws.failure(); err != nil {
+			return false, err
+		}
+		done, total := r.progress(ctx, admin)
+		r.o.showProgress(r.plan, done, total)
+		if total > 0 && done >= total {
+			return true, nil
+		}
+		if time.Now().After(deadline) {
+			return false, nil
+		}
+	}
+}
+
+// observe reads what the cell left: inputs, committed outputs, the share
+// group's end state and every history.
+func (r *cellRun) observe(ctx context.Context, admin *kgo.Client) (*ctp.Observation, error) {
+	bs := r.c.Bootstrap()
+	inputs, err := ctp.ReadInputs(ctx, bs, r.topo.InputTopic)
+	if err != nil {
+		return nil, fmt.Errorf("observe: %w", err)
+	}
+	outputs, err := ctp.ReadOutputs(ctx, bs, r.topo.OutputTopic)
+	if err != nil {
+		return nil, fmt.Errorf("observe: %w", err)
+	}
+	start, end, err := ctp.ShareProgress(ctx, admin, r.topo.Group, r.topo.InputTopic)
+	if err != nil {
+		return nil, fmt.Errorf("observe: %w", err)
+	}
+	h, err := history.ReadDir(filepath.Join(r.dir, "histories"))
+	if err != nil && !history.IsNoHistory(err) {
+		return nil, fmt.Errorf("observe: %w", err)
+	}
+	return &ctp.Observation{Mode: r.plan.mode, Realization: r.plan.realization, Inputs: inputs, Outputs: outputs,
+		ShareStart: start, InputEnd: end, DeliveryLimit: deliveryLimit, History: h}, nil
+}

@@ -1,0 +1,37 @@
+package suites
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/sharechaos/sharechaos/internal/cluster/embedded"
+	"github.com/sharechaos/sharechaos/internal/role"
+)
+
+// Child roles: the same binary re-executed (internal/role).
+const (
+	roleWorker = "worker"
+	roleBroker = "broker"
+)
+
+// RunChildRole runs this process's child role, if it has one, and reports
+// whether it did. The sharechaos main and every TestMain that starts children
+// call it first:
+//
+//	if code, ok := suites.RunChildRole(os.Args[1:]); ok { os.Exit(code) }
+func RunChildRole(args []string) (code int, ok bool) {
+	switch role.Current() {
+	case roleWorker:
+		return RunWorkerRole(args), true
+	case roleBroker:
+		return embedded.BrokerMain(args), true
+	}
+	return 0, false
+}
+
+// signalContext is cancelled on SIGTERM or SIGINT.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, os.Interrupt)
+}

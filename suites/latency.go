@@ -1,0 +1,74 @@
+package suites
+
+import (
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/sharechaos/sharechaos/bench"
+	"github.com/sharechaos/sharechaos/internal/history"
+	"github.com/sharechaos/sharechaos/reports"
+)
+
+// Metric names (snake_case with units, STYLE.md).
+const (
+	metricCommit = "txn_commit_duration" // the commit call
+	metricTxn    = "txn_total_duration"  // begin to commit returned
+	metricAck    = "share_ack_duration"  // a non-transactional ack round trip (synchronous flush)
+	metricTxnAck = "txn_acks_duration"   // the acks put into the transaction (transactional mode)
+)
+
+// cellLatency builds the cell's histograms from its histories: every timed
+// event carries its duration, so a worker SIGKILLed mid-run loses nothing it
+// measured, and the orchestrator needs nothing from the workers but histories.
+func cellLatency(h history.History) map[string]*bench.Histogram {
+	hs := map[string]*bench.Histogram{}
+	rec := func(name string, d time.Duration) {
+		if hs[name] == nil {
+			hs[name] = bench.NewHistogram()
+		}
+		hs[name].Record(d)
+	}
+	for _, e := range h {
+		if e.Type != history.OK {
+			continue
+		}
+		switch e.F {
+		case history.FCommit:
+			rec(metricCommit, time.Duration(e.DurNS))
+			if ns, err := strconv.ParseInt(e.Attrs["txn_ns"], 10, 64); err == nil {
+				rec(metricTxn, time.Duration(ns))
+			}
+		case history.FAck:
+			if e.Ack == history.AckAccept {
+				rec(metricAck, time.Duration(e.DurNS))
+			}
+		case history.FTxnAcks:
+			rec(metricTxnAck, time.Duration(e.DurNS))
+		}
+	}
+	return hs
+}
+
+// summarizeLatency fills the cell's latency figures and writes one .hgrm per
+// metric into the cell directory.
+func (r *cellRun) summarizeLatency(cell *reports.Cell) {
+	h, err := history.ReadDir(filepath.Join(r.dir, "histories"))
+	if err != nil {
+		return
+	}
+	hs := cellLatency(h)
+	cell.Latency = map[string]reports.Percentiles{}
+	for name, hist := range hs {
+		cell.Latency[name] = hist.Percentiles()
+		if err := hist.WriteHGRMFile(filepath.Join(r.dir, name+".hgrm")); err != nil {
+			cell.Notes = append(cell.Notes, "write "+name+".hgrm: "+err.Error())
+		}
+	}
+	if p, ok := cell.Latency[metricCommit]; ok {
+		cell.CommitP50Ms, cell.CommitP99Ms = p.P50, p.P99
+	}
+	if p, ok := cell.Latency[metricTxn]; ok {
+		cell.TxnP50Ms, cell.TxnP99Ms = p.P50, p.P99
+	}
+}

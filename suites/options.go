@@ -1,0 +1,161 @@
+// Package suites runs scenarios: it builds the cluster, runs each cell
+// (scenario x mode x backend x realization x repeat) through setup, seeding,
+// load and fault, drain, check, and hands the results to the report writers.
+// It is the only package that knows about every other one.
+package suites
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+)
+
+// Options is one run's settings. Zero fields take the defaults below.
+type Options struct {
+	Backend   string // auto | embedded | docker
+	Profile   string // smoke | nightly | qualification (when no Scenarios)
+	Scenarios []string
+	Modes     []ctp.AckMode
+	Records   int
+	Seed      int64
+	Out       string
+	Workers   int
+	// Partitions of the input and output topics.
+	Partitions int32
+	Brokers    int
+	// MaxRecords is the largest poll (one fetch per poll).
+	MaxRecords int32
+	Repeats    int
+	// TxnAcks is auto | ledger | native; OnUnsupported is fail | fallback.
+	TxnAcks       string
+	OnUnsupported string
+	// Lock is the acquisition lock; TxnTimeout the producers' transaction
+	// timeout (shorter than the lock).
+	Lock       time.Duration
+	TxnTimeout time.Duration
+	// DrainTimeout bounds the wait for the share group to finish the input.
+	DrainTimeout time.Duration
+	// Command is the command line, for the report's replay line.
+	Command string
+	// Progress receives the progress line (a terminal) or log lines.
+	Progress     io.Writer
+	ProgressLive bool
+	Log          *slog.Logger
+
+	lastProgress time.Time
+}
+
+// Defaults.
+const (
+	DefaultRecords      = 2000
+	DefaultWorkers      = 3
+	DefaultPartitions   = 4
+	DefaultBrokers      = 3
+	DefaultMaxRecords   = 10
+	DefaultLock         = 15 * time.Second
+	DefaultDrainTimeout = 3 * time.Minute
+)
+
+func (o *Options) defaults() {
+	if o.Backend == "" {
+		o.Backend = "auto"
+	}
+	if o.Records == 0 {
+		o.Records = DefaultRecords
+	}
+	if o.Workers == 0 {
+		o.Workers = DefaultWorkers
+	}
+	if o.Partitions == 0 {
+		o.Partitions = DefaultPartitions
+	}
+	if o.Brokers == 0 {
+		o.Brokers = DefaultBrokers
+	}
+	if o.MaxRecords == 0 {
+		o.MaxRecords = DefaultMaxRecords
+	}
+	if o.Repeats == 0 {
+		o.Repeats = 1
+	}
+	if o.TxnAcks == "" {
+		o.TxnAcks = "auto"
+	}
+	if o.OnUnsupported == "" {
+		o.OnUnsupported = "fail"
+	}
+	if o.Lock == 0 {
+		o.Lock = DefaultLock
+	}
+	if o.TxnTimeout == 0 {
+		o.TxnTimeout = o.Lock * 2 / 3
+	}
+	if o.DrainTimeout == 0 {
+		o.DrainTimeout = DefaultDrainTimeout
+	}
+	if len(o.Modes) == 0 {
+		o.Modes = []ctp.AckMode{ctp.Transactional, ctp.Explicit, ctp.Implicit}
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+}
+
+// UsageError is a bad option: nothing was run (exit 64).
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func usagef(format string, args ...any) error { return &UsageError{Msg: fmt.Sprintf(format, args...)} }
+
+// Validate checks the options before anything starts.
+func (o *Options) Validate() error {
+	o.defaults()
+	switch o.Backend {
+	case "auto", "embedded", "docker":
+	default:
+		return usagef("--backend %q: want auto, embedded or docker", o.Backend)
+	}
+	switch o.TxnAcks {
+	case "auto", "ledger", "native":
+	default:
+		return usagef("--txn-acks %q: want auto, ledger or native", o.TxnAcks)
+	}
+	switch o.OnUnsupported {
+	case "fail", "fallback":
+	default:
+		return usagef("--on-unsupported %q: want fail or fallback", o.OnUnsupported)
+	}
+	for _, m := range o.Modes {
+		switch m {
+		case ctp.Implicit, ctp.Explicit, ctp.Transactional:
+		default:
+			return usagef("--mode %q: want transactional, explicit or implicit", m)
+		}
+	}
+	if o.Records <= 0 {
+		return usagef("--records %d: want a positive number", o.Records)
+	}
+	if o.Workers <= 0 || o.Workers > 64 {
+		return usagef("--workers %d: want 1 to 64", o.Workers)
+	}
+	if o.Partitions <= 0 {
+		return usagef("--partitions %d: want a positive number", o.Partitions)
+	}
+	if o.Brokers <= 0 {
+		return usagef("--brokers %d: want a positive number", o.Brokers)
+	}
+	if o.TxnTimeout >= o.Lock {
+		return usagef("--txn-timeout %s must be shorter than --lock %s (ORACLE.md: a transaction must not outlive its records' locks)", o.TxnTimeout, o.Lock)
+	}
+	if _, err := o.scenarios(); err != nil {
+		return err
+	}
+	return nil
+}

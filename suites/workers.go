@@ -1,0 +1,188 @@
+package suites
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/sharechaos/sharechaos/internal/role"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+)
+
+// maxIncarnations bounds replacements per slot: a worker that keeps dying at
+// start (a bad config, an unreachable broker) must not fork forever.
+const maxIncarnations = 20
+
+// workerSet runs a cell's worker processes and replaces each one that dies
+// (a crash point, a fence) with a new incarnation of the same slot. Only the
+// first incarnation of the armed slot is armed; replacements never are.
+type workerSet struct {
+	base     ctp.WorkerConfig
+	dir      string // the cell directory
+	slots    int
+	armSlot  int
+	arm      ctp.Arm
+	freshID  bool
+	topology ctp.Topology
+
+	mu       sync.Mutex
+	running  map[int]*exec.Cmd
+	stopping bool
+	wg       sync.WaitGroup
+	// exits counts worker processes that ended other than by our stop.
+	exits    int
+	startErr error
+}
+
+func (ws *workerSet) start() error {
+	ws.running = map[int]*exec.Cmd{}
+	for _, d := range []string{"histories", "workers"} {
+		if err := os.MkdirAll(filepath.Join(ws.dir, d), 0o755); err != nil {
+			return fmt.Errorf("start workers: %w", err)
+		}
+	}
+	for slot := 1; slot <= ws.slots; slot++ {
+		if err := ws.launch(slot, 1); err != nil {
+			ws.stop(10 * time.Second)
+			return err
+		}
+	}
+	return nil
+}
+
+func (ws *workerSet) config(slot, inc int) ctp.WorkerConfig {
+	c := ws.base
+	c.Slot, c.Incarnation = slot, inc
+	c.TransactionalID = ws.topology.TransactionalID(slot)
+	if ws.freshID && inc > 1 {
+		c.TransactionalID = fmt.Sprintf("%s.%d", c.TransactionalID, inc)
+	}
+	c.HistoryPath = filepath.Join(ws.dir, "histories", c.Name()+".jsonl")
+	c.Arm = ctp.Arm{}
+	if slot == ws.armSlot && inc == 1 {
+		c.Arm = ws.arm
+	}
+	return c
+}
+
+func (ws *workerSet) launch(slot, inc int) error {
+	cfg := ws.config(slot, inc)
+	path := filepath.Join(ws.dir, "workers", cfg.Name()+".json")
+	b, _ := json.MarshalIndent(cfg, "", "  ")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("launch worker %s: %w", cfg.Name(), err)
+	}
+	log, err := os.Create(filepath.Join(ws.dir, "workers", cfg.Name()+".log"))
+	if err != nil {
+		return fmt.Errorf("launch worker %s: %w", cfg.Name(), err)
+	}
+	cmd, err := role.Command(roleWorker, path)
+	if err != nil {
+		log.Close()
+		return fmt.Errorf("launch worker %s: %w", cfg.Name(), err)
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if ws.stopping {
+		log.Close()
+		return nil
+	}
+	if err := cmd.Start(); err != nil {
+		log.Close()
+		return fmt.Errorf("launch worker %s: %w", cfg.Name(), err)
+	}
+	ws.running[slot] = cmd
+	ws.wg.Add(1)
+	go func() {
+		defer ws.wg.Done()
+		err := cmd.Wait()
+		log.Close()
+		ws.mu.Lock()
+		stopping := ws.stopping
+		if !stopping {
+			ws.exits++
+		}
+		delete(ws.running, slot)
+		ws.mu.Unlock()
+		if stopping {
+			return
+		}
+		if inc >= maxIncarnations {
+			ws.mu.Lock()
+			ws.startErr = fmt.Errorf("worker slot %d died %d times (last: %v); see %s", slot, inc, err, log.Name())
+			ws.mu.Unlock()
+			return
+		}
+		if lerr := ws.launch(slot, inc+1); lerr != nil {
+			ws.mu.Lock()
+			ws.startErr = lerr
+			ws.mu.Unlock()
+		}
+	}()
+	return nil
+}
+
+// failure returns a harness failure (workers that cannot be kept running).
+func (ws *workerSet) failure() error {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.startErr
+}
+
+// stop asks every worker to stop (SIGTERM: abort the open transaction, release
+// the last batch, leave the group) and SIGKILLs those still running after grace.
+func (ws *workerSet) stop(grace time.Duration) {
+	ws.mu.Lock()
+	ws.stopping = true
+	for _, cmd := range ws.running {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+	}
+	ws.mu.Unlock()
+	done := make(chan struct{})
+	go func() { ws.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return
+	case <-time.After(grace):
+	}
+	ws.mu.Lock()
+	for _, cmd := range ws.running {
+		_ = cmd.Process.Kill()
+	}
+	ws.mu.Unlock()
+	<-done
+}
+
+// RunWorkerRole is the worker child's main: it reads its config file and runs
+// the loop until SIGTERM.
+func RunWorkerRole(args []string) int {
+	if len(args) != 1 {
+		fmt.Fprintln(os.Stderr, "worker: want one argument, the config file")
+		return 64
+	}
+	b, err := os.ReadFile(args[0])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "worker:", err)
+		return 64
+	}
+	var cfg ctp.WorkerConfig
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		fmt.Fprintf(os.Stderr, "worker: parse %s: %v\n", args[0], err)
+		return 64
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	if err := ctp.RunWorker(ctx, cfg, newTxnAcker); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(os.Stderr, "worker:", err)
+		return 1
+	}
+	return 0
+}
