@@ -1,6 +1,7 @@
 package ctp_test
 
 import (
+	"strings"
 	"time"
 
 	"github.com/sharechaos/sharechaos/internal/history"
@@ -48,9 +49,18 @@ func (c *checkCell) output(worker string, txn int64, i int) {
 	})
 }
 
-// worker starts a worker incarnation ("w1.1") writing to this cell.
+// worker starts a worker incarnation ("w1.1") writing to this cell. Its
+// transactional id is its slot's ("w1"), so a replacement reuses it, as by
+// default (ORACLE.md).
 func (c *checkCell) worker(name string) *checkWorker {
-	c.add(history.Event{Worker: name, Type: history.Info, F: history.FStart, Realization: c.obs.Realization})
+	slot, _, _ := strings.Cut(name, ".")
+	return c.workerWithTxnID(name, "txid-"+slot)
+}
+
+// workerWithTxnID starts a worker with the given transactional id.
+func (c *checkCell) workerWithTxnID(name, txnID string) *checkWorker {
+	c.add(history.Event{Worker: name, Type: history.Info, F: history.FStart, Realization: c.obs.Realization,
+		Attrs: map[string]string{"mode": string(c.obs.Mode), "transactional_id": txnID}})
 	return &checkWorker{c: c, name: name}
 }
 

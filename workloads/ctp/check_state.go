@@ -37,8 +37,12 @@ type checkState struct {
 	maxDelivery map[string]int32
 	rejected    map[string]string // id -> the worker that rejected it
 	lastTS      map[string]int64  // worker -> its last event
-	firstTS     int64
-	faults      []FaultFiring
+	// starts are the workers' start events per transactional id, oldest
+	// first, and txnIDOf each worker's transactional id (fencing).
+	starts  map[string][]checkStart
+	txnIDOf map[string]string
+	firstTS int64
+	faults  []FaultFiring
 
 	// What the checker concluded, each sorted by record id.
 	lost, archived, unseen []string
@@ -46,6 +50,12 @@ type checkState struct {
 	abortedReads           []int   // indexes into obs.Outputs
 	torn                   []checkTorn
 	pending                []checkPending
+}
+
+// checkStart is a worker's start event.
+type checkStart struct {
+	worker string
+	ts     int64
 }
 
 // checkTxn names one transaction: a worker incarnation and its sequence number.
@@ -146,6 +156,8 @@ func newCheckState(obs Observation) *checkState {
 		maxDelivery: make(map[string]int32, len(obs.Inputs)),
 		rejected:    make(map[string]string),
 		lastTS:      make(map[string]int64),
+		starts:      make(map[string][]checkStart),
+		txnIDOf:     make(map[string]string),
 		firstTS:     math.MaxInt64,
 	}
 	s.indexInputs()
@@ -289,6 +301,11 @@ func (s *checkState) readHistory() {
 				for _, r := range e.Records {
 					s.rejected[r.ID] = e.Worker
 				}
+			}
+		case history.FStart:
+			if id := e.Attrs["transactional_id"]; id != "" {
+				s.txnIDOf[e.Worker] = id
+				s.starts[id] = append(s.starts[id], checkStart{e.Worker, e.TS})
 			}
 		case history.FFaultFired:
 			s.faults = append(s.faults, FaultFiring{
@@ -488,7 +505,10 @@ func (s *checkState) findTornTxns() {
 // certainly pending from its txn-acks ok. If A's history ends without an
 // outcome, A died: a dead worker cannot invoke commit any more, so the window
 // closes at A's last event (a commit invoked just before dying may still
-// complete on the broker; that tail is not judged).
+// complete on the broker; that tail is not judged). It also closes when
+// another worker with A's transactional id starts: the replacement's
+// InitProducerId fences A and aborts its open transaction (ORACLE.md, case 2
+// and zombie-fenced), before that worker's first poll.
 func (s *checkState) findRedeliveredWhilePending() {
 	// The windows of one id form a chain through next (index+1, 0 ends it),
 	// so the common case, one window per id, costs no slice per id.
@@ -507,6 +527,9 @@ func (s *checkState) findRedeliveredWhilePending() {
 		end := info.closedAt
 		if end == 0 {
 			end = s.lastTS[t.worker]
+		}
+		if fenced := s.fencedAfter(t.worker, info.acksAt); fenced != 0 && fenced < end {
+			end = fenced
 		}
 		for id := range info.acked {
 			windows = append(windows, window{t, info, info.acksAt, end, byID[id]})
@@ -538,6 +561,21 @@ func (s *checkState) findRedeliveredWhilePending() {
 		s.pending = append(s.pending, p)
 	}
 	sort.Slice(s.pending, func(i, j int) bool { return s.pending[i].id < s.pending[j].id })
+}
+
+// fencedAfter returns when the first other worker with the transactional id
+// of worker started after ts, 0 if none did.
+func (s *checkState) fencedAfter(worker string, ts int64) int64 {
+	id := s.txnIDOf[worker]
+	if id == "" {
+		return 0
+	}
+	for _, st := range s.starts[id] {
+		if st.worker != worker && st.ts > ts {
+			return st.ts
+		}
+	}
+	return 0
 }
 
 // checkPendingLess orders two findings about one record: earliest poll first,

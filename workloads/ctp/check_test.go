@@ -441,6 +441,31 @@ func TestCheckRedeliveredWhilePending(t *testing.T) {
 		res := ctp.Check(c.obs, checkAllowed(t, ctp.Transactional, "crash-after-acks"))
 		checkWant(t, res, verdict.Pass, nil)
 	})
+	// A zombie (SIGSTOPped, connection up) is fenced by its replacement's
+	// InitProducerId: once w1.2 started with w1.1's transactional id, w1.1's
+	// transaction can no longer commit, whatever w1.1 writes when it wakes.
+	zombie := func(replacementTxnID string) *checkCell {
+		c := newCheckCell(ctp.Transactional, "native", 5)
+		w1 := c.worker("w1.1")
+		recs := w1.poll(1, checkSpan(0, 5)...)
+		w1.begin()
+		w1.send(recs)
+		w1.txnAcks(recs)
+		w1.fault("zombie-fenced", ctp.PointBeforeCommit) // SIGSTOP
+		w2 := c.workerWithTxnID("w1.2", replacementTxnID)
+		w2.process(2, checkSpan(0, 5)...)
+		w1.commit(recs, history.Info) // SIGCONT: fenced
+		w1.ack(history.AckRelease, recs)
+		return c
+	}
+	t.Run("native/zombie-fenced-by-same-id", func(t *testing.T) {
+		res := ctp.Check(zombie("txid-w1").obs, checkAllowed(t, ctp.Transactional, "zombie-fenced"))
+		checkWant(t, res, verdict.Pass, nil)
+	})
+	t.Run("native/zombie-with-fresh-id", func(t *testing.T) {
+		res := ctp.Check(zombie("txid-fresh").obs, checkAllowed(t, ctp.Transactional, "zombie-fenced"))
+		checkWant(t, res, verdict.Anomaly, map[string]int{verdict.AnomalyRedeliveredWhilePending: 5})
+	})
 }
 
 // Must be UNKNOWN: ids with no output that the share group was not done
