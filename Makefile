@@ -1,0 +1,39 @@
+# sharechaos: the two commands a newcomer needs are `make chaos` and `make test`.
+GO       ?= go
+BIN      := bin/sharechaos
+# testcontainers: no reaper image can be pulled here, and these machines look
+# like containers, so testcontainers must be told to dial loopback.
+export TESTCONTAINERS_RYUK_DISABLED := true
+export TESTCONTAINERS_HOST_OVERRIDE := 127.0.0.1
+
+.PHONY: build chaos nightly test test-short images bench clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/sharechaos
+
+## chaos: the smoke scenario matrix, on Docker when an engine answers and the
+## images exist, else on the embedded kfake cluster.
+chaos: build
+	$(BIN) run --profile smoke
+
+nightly: build
+	$(BIN) run --profile nightly
+
+## test: every test, real brokers included (Docker tests skip when no engine
+## answers, unless SHARECHAOS_REQUIRE_DOCKER=1).
+test:
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 80m ./...
+
+test-short:
+	$(GO) test -count=1 -short ./...
+
+## images: the container images, built offline (debootstrap, Maven, Go).
+images:
+	bash docker/build-images.sh
+
+bench: build
+	$(BIN) bench --mode transactional,explicit,implicit --repeats 5 --batch 1,10,100
+
+clean:
+	rm -rf bin runs
