@@ -27,6 +27,9 @@ type CheckResult struct {
 	Disallowed []string
 	// Faults are the fault-fired events of the histories, oldest first.
 	Faults []FaultFiring
+	// HistoryStart is the wall clock of the first history event: the
+	// examples' step times ("+1.250000s") count from it.
+	HistoryStart time.Time
 }
 
 // FaultFiring is one fault-fired event.
@@ -65,6 +68,9 @@ func checkObservation(obs Observation, allowed Allowed) CheckResult {
 		Anomalies: s.anomalies(),
 		Allowed:   allowed.Names(),
 		Faults:    s.faults,
+	}
+	if len(obs.History) > 0 {
+		res.HistoryStart = time.Unix(0, s.firstTS).UTC()
 	}
 	res.Verdict, res.Reason, res.Disallowed = judge(res, allowed, s)
 	return res

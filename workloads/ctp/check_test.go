@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/internal/verdict"
@@ -534,6 +535,9 @@ func TestCheckDeterministic(t *testing.T) {
 				t.Errorf("%s: examples not sorted by record", name)
 			}
 		}
+	}
+	if !first.HistoryStart.Equal(time.Unix(0, checkEpoch)) {
+		t.Errorf("history start %v", first.HistoryStart)
 	}
 	if len(first.Faults) != 1 || first.Faults[0].Name != "crash-after-commit" || first.Faults[0].Worker != "w1.1" {
 		t.Errorf("faults %+v", first.Faults)
