@@ -1,0 +1,153 @@
+package kip1289
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// shareStateTopic is where the transaction coordinator enlists share acks.
+const shareStateTopic = "__share_group_state"
+
+// Sender puts share acknowledgements into a kgo producer's open transaction
+// (the KIP's Producer.sendShareAcksToTransaction). It caches what it learns
+// once per producer: the brokers' support and topic ids.
+//
+// A Sender is used from the goroutine that runs the producer's transactions,
+// like BeginTransaction and EndTransaction themselves.
+type Sender struct {
+	producer *kgo.Client
+	txnID    string
+	t        *transport
+}
+
+// NewSender wraps a transactional producer built with keys.ClientOpt().
+func NewSender(producer *kgo.Client, keys APIKeys) (*Sender, error) {
+	txnID, _ := producer.OptValue(kgo.TransactionalID).(string)
+	if txnID == "" {
+		return nil, fmt.Errorf("new share ack sender: %w", ErrNotTransactional)
+	}
+	t, err := newTransport(producer, keys)
+	if err != nil {
+		return nil, fmt.Errorf("new share ack sender: %w", err)
+	}
+	return &Sender{producer: producer, txnID: txnID, t: t}, nil
+}
+
+// SendShareAcksToTransaction puts acks into the producer's open transaction:
+// they commit or abort with it. Errors:
+//
+//   - ErrNoTransaction: no transaction is open (the KIP's
+//     IllegalStateException); nothing was sent;
+//   - ErrNothingProduced: the transaction has no produced record yet, so kgo
+//     would end it without telling the coordinator (see the error);
+//   - *UnsupportedError: the brokers do not advertise both RPCs; nothing new
+//     was sent;
+//   - fenced (IsFenced, errors.Is with kerr.ProducerFenced or
+//     kerr.InvalidProducerEpoch): a newer producer took over; abort and stop;
+//   - PartitionErrors: share-partitions that refused their acks; abort.
+//
+// It flushes the producer first: the coordinator must have seen the
+// transaction's records before the acks can be tied to it.
+func (s *Sender) SendShareAcksToTransaction(ctx context.Context, acks ShareAcknowledgements, md ShareGroupMetadata) error {
+	if err := md.validate(); err != nil {
+		return fmt.Errorf("send share acks to txn: %w", err)
+	}
+	if len(acks) == 0 {
+		return nil
+	}
+	if err := inTransaction(ctx, s.producer); err != nil {
+		return fmt.Errorf("send share acks to txn: %w", err)
+	}
+	if err := s.t.requireSupport(ctx); err != nil {
+		return fmt.Errorf("send share acks to txn: %w", err)
+	}
+	if err := s.producer.Flush(ctx); err != nil {
+		return fmt.Errorf("send share acks to txn: flush: %w", err)
+	}
+	id, epoch, err := s.producer.ProducerID(ctx)
+	if err != nil {
+		return fmt.Errorf("send share acks to txn: producer id: %w", err)
+	}
+	p := producerTxn{TransactionalID: s.txnID, ProducerID: id, Epoch: epoch}
+	if err := s.checkOngoing(ctx, p); err != nil {
+		return fmt.Errorf("send share acks to txn: %w", err)
+	}
+	if err := s.t.send(ctx, p, acks, md); err != nil {
+		return fmt.Errorf("send share acks to txn: %w", err)
+	}
+	return nil
+}
+
+// SendShareAcksToTransaction is the one-shot form of Sender's method: it
+// negotiates support and resolves topic ids on every call. Build the producer
+// with keys.ClientOpt(); pass the zero APIKeys for the placeholders.
+func SendShareAcksToTransaction(ctx context.Context, producer *kgo.Client, acks ShareAcknowledgements,
+	md ShareGroupMetadata, keys APIKeys) error {
+	s, err := NewSender(producer, keys)
+	if err != nil {
+		return err
+	}
+	return s.SendShareAcksToTransaction(ctx, acks, md)
+}
+
+// inTransaction asks kgo whether a transaction is open. kgo has no accessor
+// for it, but BeginTransaction refuses to begin inside one: if it succeeds,
+// none was open and we end the one we just began, which, with nothing
+// produced, kgo does locally without a request. If it fails, either a
+// transaction is open or the producer id is fatally failed, which
+// ProducerID then reports (fencing included).
+func inTransaction(ctx context.Context, cl *kgo.Client) error {
+	if err := cl.BeginTransaction(); err == nil {
+		if err := cl.EndTransaction(ctx, kgo.TryAbort); err != nil {
+			return fmt.Errorf("%w (and undoing the probe failed: %v)", ErrNoTransaction, err)
+		}
+		return ErrNoTransaction
+	}
+	if _, _, err := cl.ProducerID(ctx); err != nil {
+		return fmt.Errorf("producer id: %w", err)
+	}
+	return nil
+}
+
+// checkOngoing asks the transaction coordinator whether our transaction is
+// open there with something in it besides share acks. It also catches a
+// producer fenced since its last request: the coordinator then knows a newer
+// epoch.
+func (s *Sender) checkOngoing(ctx context.Context, p producerTxn) error {
+	req := kmsg.NewPtrDescribeTransactionsRequest()
+	req.TransactionalIDs = []string{p.TransactionalID}
+	var st *kmsg.DescribeTransactionsResponseTransactionState
+	err := retry(ctx, "describe transaction", func() error {
+		resp, err := req.RequestWith(ctx, s.producer)
+		if err != nil {
+			return err
+		}
+		if len(resp.TransactionStates) != 1 {
+			return fmt.Errorf("%d states for one transactional id", len(resp.TransactionStates))
+		}
+		st = &resp.TransactionStates[0]
+		return kerr.ErrorForCode(st.ErrorCode)
+	})
+	if err != nil {
+		return err
+	}
+	if st.ProducerID != p.ProducerID || st.ProducerEpoch > p.Epoch {
+		return fmt.Errorf("coordinator has producer %d epoch %d, we are %d epoch %d: %w",
+			st.ProducerID, st.ProducerEpoch, p.ProducerID, p.Epoch, kerr.ProducerFenced)
+	}
+	if !strings.EqualFold(st.State, "Ongoing") {
+		return fmt.Errorf("coordinator state %q: %w", st.State, ErrNothingProduced)
+	}
+	for _, t := range st.Topics {
+		if t.Topic != shareStateTopic {
+			return nil
+		}
+	}
+	return errors.Join(ErrNothingProduced, errors.New("only share acks are in the transaction"))
+}

@@ -1,0 +1,352 @@
+package kip1289
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/sharechaos/sharechaos/workloads/kip1289/wire"
+)
+
+// Coordinator types of FindCoordinator.
+const (
+	coordinatorTxn   int8 = 1
+	coordinatorShare int8 = 2 // KIP-932: key "group:topicId:partition"
+)
+
+// transport sends the two RPCs for one transactional id: AddShareAcksToTxn to
+// the transaction coordinator, then TxnShareAcknowledge to the share
+// coordinator of each share-partition. The wire types are not kgo
+// coordinator requests (kgo would refuse them), so transport finds the
+// coordinators itself and sends with Broker(id).Request.
+type transport struct {
+	cl   *kgo.Client
+	keys APIKeys
+
+	mu       sync.Mutex
+	support  *Support
+	topicIDs map[string][16]byte
+}
+
+func newTransport(cl *kgo.Client, keys APIKeys) (*transport, error) {
+	keys = keys.orDefault()
+	if err := keys.Validate(); err != nil {
+		return nil, err
+	}
+	if err := keys.clientAllows(cl); err != nil {
+		return nil, err
+	}
+	return &transport{cl: cl, keys: keys, topicIDs: make(map[string][16]byte)}, nil
+}
+
+// requireSupport negotiates once per transport and refuses a cluster without
+// the RPCs before anything new is sent.
+func (t *transport) requireSupport(ctx context.Context) error {
+	t.mu.Lock()
+	s := t.support
+	t.mu.Unlock()
+	if s == nil {
+		got, err := Negotiate(ctx, t.cl, t.keys)
+		if err != nil {
+			return err
+		}
+		t.mu.Lock()
+		t.support, s = &got, &got
+		t.mu.Unlock()
+	}
+	if !s.Native {
+		return &UnsupportedError{Missing: s.Missing}
+	}
+	return nil
+}
+
+// producerTxn is the producer identity one transaction runs under.
+type producerTxn struct {
+	TransactionalID string
+	ProducerID      int64
+	Epoch           int16
+}
+
+// send puts acks into the open transaction of p: enlist, then stage.
+func (t *transport) send(ctx context.Context, p producerTxn, acks ShareAcknowledgements, md ShareGroupMetadata) error {
+	if err := t.addShareAcksToTxn(ctx, p, acks, md.GroupID); err != nil {
+		return err
+	}
+	return t.txnShareAcknowledge(ctx, p, acks, md.GroupID)
+}
+
+func (t *transport) addShareAcksToTxn(ctx context.Context, p producerTxn, acks ShareAcknowledgements, group string) error {
+	req := &wire.AddShareAcksToTxnRequest{
+		APIKey:          t.keys.AddShareAcksToTxn,
+		TransactionalID: p.TransactionalID,
+		ProducerID:      p.ProducerID,
+		ProducerEpoch:   p.Epoch,
+		GroupID:         group,
+	}
+	byTopic := make(map[string]int)
+	for _, tp := range acks.Partitions() {
+		i, ok := byTopic[tp.Topic]
+		if !ok {
+			i = len(req.Topics)
+			byTopic[tp.Topic] = i
+			req.Topics = append(req.Topics, wire.AddShareAcksToTxnRequestTopic{Topic: tp.Topic})
+		}
+		req.Topics[i].Partitions = append(req.Topics[i].Partitions, tp.Partition)
+	}
+	return retry(ctx, "add share acks to txn", func() error {
+		node, err := t.coordinator(ctx, coordinatorTxn, p.TransactionalID)
+		if err != nil {
+			return err
+		}
+		resp, err := req.RequestWith(ctx, t.cl.Broker(int(node)))
+		if err != nil {
+			return err
+		}
+		return kerr.ErrorForCode(resp.ErrorCode)
+	})
+}
+
+func (t *transport) txnShareAcknowledge(ctx context.Context, p producerTxn, acks ShareAcknowledgements, group string) error {
+	ids, err := t.resolveTopicIDs(ctx, acks)
+	if err != nil {
+		return err
+	}
+	pending := acks
+	var refused PartitionErrors
+	err = retry(ctx, "txn share acknowledge", func() error {
+		byNode, err := t.shareCoordinators(ctx, group, ids, pending)
+		if err != nil {
+			return err
+		}
+		var retriable ShareAcknowledgements
+		refused = nil
+		for node, part := range byNode {
+			results, err := t.txnShareAcknowledgeTo(ctx, node, p, group, ids, part)
+			if err != nil {
+				return err // transport error: resend the lot, staging is idempotent
+			}
+			for tp, perr := range results {
+				switch {
+				case perr == nil:
+				case isRetriable(perr):
+					if retriable == nil {
+						retriable = make(ShareAcknowledgements)
+					}
+					retriable[tp] = pending[tp]
+				default:
+					refused = append(refused, PartitionError{tp, perr})
+				}
+			}
+		}
+		if len(retriable) > 0 {
+			pending = retriable
+			return kerr.NotCoordinator // some partitions moved: retry only them
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(refused) > 0 {
+		return refused
+	}
+	return nil
+}
+
+func (t *transport) txnShareAcknowledgeTo(ctx context.Context, node int32, p producerTxn, group string,
+	ids map[string][16]byte, acks ShareAcknowledgements) (map[TopicPartition]error, error) {
+	req := &wire.TxnShareAcknowledgeRequest{
+		APIKey:          t.keys.TxnShareAcknowledge,
+		GroupID:         group,
+		TransactionalID: p.TransactionalID,
+		ProducerID:      p.ProducerID,
+		ProducerEpoch:   p.Epoch,
+	}
+	names := make(map[[16]byte]string)
+	byTopic := make(map[string]int)
+	for _, tp := range acks.Partitions() {
+		i, ok := byTopic[tp.Topic]
+		if !ok {
+			i = len(req.Topics)
+			byTopic[tp.Topic] = i
+			req.Topics = append(req.Topics, wire.TxnShareAcknowledgeRequestTopic{TopicID: ids[tp.Topic]})
+			names[ids[tp.Topic]] = tp.Topic
+		}
+		part := wire.TxnShareAcknowledgeRequestPartition{Partition: tp.Partition}
+		for _, b := range acks[tp] {
+			part.AcknowledgementBatches = append(part.AcknowledgementBatches, wire.AcknowledgementBatch{
+				FirstOffset: b.FirstOffset, LastOffset: b.LastOffset, AcknowledgeType: int8(b.AckType)})
+		}
+		req.Topics[i].Partitions = append(req.Topics[i].Partitions, part)
+	}
+	resp, err := req.RequestWith(ctx, t.cl.Broker(int(node)))
+	if err != nil {
+		return nil, err
+	}
+	results := make(map[TopicPartition]error)
+	for tp := range acks {
+		results[tp] = errors.New("partition missing from the response")
+	}
+	for _, rt := range resp.Topics {
+		for _, rp := range rt.Partitions {
+			tp := TopicPartition{names[rt.TopicID], rp.Partition}
+			if _, asked := results[tp]; asked {
+				results[tp] = kerr.ErrorForCode(rp.ErrorCode)
+			}
+		}
+	}
+	return results, nil
+}
+
+// coordinator finds the broker that coordinates key.
+func (t *transport) coordinator(ctx context.Context, typ int8, key string) (int32, error) {
+	nodes, err := t.coordinators(ctx, typ, []string{key})
+	if err != nil {
+		return 0, err
+	}
+	return nodes[key], nil
+}
+
+func (t *transport) coordinators(ctx context.Context, typ int8, keys []string) (map[string]int32, error) {
+	req := kmsg.NewPtrFindCoordinatorRequest()
+	req.CoordinatorType = typ
+	req.CoordinatorKeys = keys
+	resp, err := req.RequestWith(ctx, t.cl)
+	if err != nil {
+		return nil, fmt.Errorf("find coordinator: %w", err)
+	}
+	out := make(map[string]int32, len(keys))
+	for _, c := range resp.Coordinators {
+		if err := kerr.ErrorForCode(c.ErrorCode); err != nil {
+			return nil, fmt.Errorf("find coordinator of %q: %w", c.Key, err)
+		}
+		out[c.Key] = c.NodeID
+	}
+	for _, k := range keys {
+		if _, ok := out[k]; !ok {
+			return nil, fmt.Errorf("find coordinator of %q: not in the response", k)
+		}
+	}
+	return out, nil
+}
+
+// shareCoordinators splits acks by the broker that coordinates each
+// share-partition's state.
+func (t *transport) shareCoordinators(ctx context.Context, group string, ids map[string][16]byte,
+	acks ShareAcknowledgements) (map[int32]ShareAcknowledgements, error) {
+	keys := make([]string, 0, len(acks))
+	keyOf := make(map[TopicPartition]string, len(acks))
+	for tp := range acks {
+		k := ShareCoordinatorKey(group, ids[tp.Topic], tp.Partition)
+		keyOf[tp] = k
+		keys = append(keys, k)
+	}
+	nodes, err := t.coordinators(ctx, coordinatorShare, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int32]ShareAcknowledgements)
+	for tp, bs := range acks {
+		n := nodes[keyOf[tp]]
+		if out[n] == nil {
+			out[n] = make(ShareAcknowledgements)
+		}
+		out[n][tp] = bs
+	}
+	return out, nil
+}
+
+// ShareCoordinatorKey is KIP-932's share coordinator key:
+// "group:topicId:partition", the topic id in Kafka's Uuid.toString form
+// (base64url without padding).
+func ShareCoordinatorKey(group string, topicID [16]byte, partition int32) string {
+	return group + ":" + base64.RawURLEncoding.EncodeToString(topicID[:]) + ":" + strconv.Itoa(int(partition))
+}
+
+func (t *transport) resolveTopicIDs(ctx context.Context, acks ShareAcknowledgements) (map[string][16]byte, error) {
+	t.mu.Lock()
+	ids := make(map[string][16]byte, len(acks))
+	var unknown []string
+	for tp := range acks {
+		if id, ok := t.topicIDs[tp.Topic]; ok {
+			ids[tp.Topic] = id
+		} else if _, listed := ids[tp.Topic]; !listed {
+			ids[tp.Topic] = [16]byte{}
+			unknown = append(unknown, tp.Topic)
+		}
+	}
+	t.mu.Unlock()
+	if len(unknown) == 0 {
+		return ids, nil
+	}
+	req := kmsg.NewPtrMetadataRequest()
+	for _, name := range unknown {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(name)
+		req.Topics = append(req.Topics, rt)
+	}
+	resp, err := req.RequestWith(ctx, t.cl)
+	if err != nil {
+		return nil, fmt.Errorf("resolve topic ids: %w", err)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, rt := range resp.Topics {
+		if rt.Topic == nil {
+			continue
+		}
+		if err := kerr.ErrorForCode(rt.ErrorCode); err != nil {
+			return nil, fmt.Errorf("resolve topic id of %s: %w", *rt.Topic, err)
+		}
+		ids[*rt.Topic] = rt.TopicID
+		t.topicIDs[*rt.Topic] = rt.TopicID
+	}
+	for _, name := range unknown {
+		if ids[name] == ([16]byte{}) {
+			return nil, fmt.Errorf("resolve topic id of %s: no id in metadata", name)
+		}
+	}
+	return ids, nil
+}
+
+// isRetriable: coordinator moves and loads, and a transaction coordinator
+// still finishing the previous transaction (CONCURRENT_TRANSACTIONS, which
+// kerr does not mark retriable but every transactional client retries).
+func isRetriable(err error) bool {
+	return kerr.IsRetriable(err) || errors.Is(err, kerr.ConcurrentTransactions)
+}
+
+// retry runs fn until it succeeds, fails for good, or ctx ends. A Kafka
+// error decides by isRetriable; a transport error (no Kafka code) is retried
+// too, since every call retried here is idempotent at the same producer epoch.
+func retry(ctx context.Context, what string, fn func() error) error {
+	backoff := 50 * time.Millisecond
+	const maxBackoff = time.Second
+	for attempt := 1; ; attempt++ {
+		err := fn()
+		if err == nil {
+			return nil
+		}
+		var ke *kerr.Error
+		if errors.As(err, &ke) && !isRetriable(err) {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		if attempt >= 10 {
+			return fmt.Errorf("%s: after %d attempts: %w", what, attempt, err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: %w (last error: %v)", what, ctx.Err(), err)
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, maxBackoff)
+	}
+}
