@@ -1,0 +1,80 @@
+package docker
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	tclog "github.com/testcontainers/testcontainers-go/log"
+)
+
+//go:embed images/kafka/version
+var kafkaVersionFile string
+
+// KafkaVersion is the Apache Kafka version our Kafka image carries
+// (docker/images/kafka/version, the one place that names it).
+var KafkaVersion = strings.TrimSpace(kafkaVersionFile)
+
+// The images docker/build-images.sh builds.
+var (
+	DefaultKafkaImage     = "sharechaos/kafka:" + KafkaVersion
+	DefaultToxiproxyImage = "sharechaos/toxiproxy:2.12.0"
+)
+
+// Available says whether the docker backend can run here: an engine answers
+// and both images exist locally (no registry is asked). why explains a false
+// answer in words fit for a report, e.g. for --backend auto.
+func Available(ctx context.Context) (ok bool, why string) {
+	setTestcontainersEnv()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	eng, err := newEngine(ctx)
+	if err != nil {
+		return false, fmt.Sprintf("no Docker engine answers: %v", err)
+	}
+	defer eng.Close()
+	images := []string{
+		firstNonEmpty(os.Getenv(EnvKafkaImage), DefaultKafkaImage),
+		firstNonEmpty(os.Getenv(EnvToxiproxyImage), DefaultToxiproxyImage),
+	}
+	var missing []string
+	for _, image := range images {
+		if !eng.imageExists(ctx, image) {
+			missing = append(missing, image)
+		}
+	}
+	if len(missing) > 0 {
+		return false, fmt.Sprintf("image %s missing (build with: bash docker/build-images.sh)",
+			strings.Join(missing, " and "))
+	}
+	return true, fmt.Sprintf("Docker engine answers; images %s present", strings.Join(images, " and "))
+}
+
+// setTestcontainersEnv sets what testcontainers needs on these machines
+// unless the caller chose otherwise: no reaper (its image cannot be pulled;
+// we clean up by label ourselves), and the engine's ports reached on
+// 127.0.0.1 (these machines look like containers, so testcontainers would
+// otherwise dial the default gateway).
+func setTestcontainersEnv() {
+	for key, value := range map[string]string{
+		"TESTCONTAINERS_RYUK_DISABLED": "true",
+		"TESTCONTAINERS_HOST_OVERRIDE": "127.0.0.1",
+	} {
+		if _, set := os.LookupEnv(key); !set {
+			_ = os.Setenv(key, value)
+		}
+	}
+}
+
+// tcLogger passes testcontainers' printf lines to the cluster's logger at
+// debug level.
+type tcLogger struct{ opts Options }
+
+func (l tcLogger) Printf(format string, v ...any) {
+	l.opts.Logger.Debug(strings.TrimSpace(fmt.Sprintf(format, v...)), "component", "testcontainers")
+}
+
+var _ tclog.Logger = tcLogger{}

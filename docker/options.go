@@ -1,0 +1,94 @@
+package docker
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"os"
+	"regexp"
+	"time"
+)
+
+// Options configure a cluster. The zero value is a usable default: three
+// brokers, our own images (or those named by the environment), a random run id.
+type Options struct {
+	// Brokers is the number of brokers, each a combined broker+controller
+	// (default 3; 1 is allowed, then internal topics are not replicated).
+	Brokers int
+	// RunID is the value of the label sharechaos.run on every container and
+	// network, and part of their names (default: "run-" and 8 random hex
+	// digits). Letters, digits, '.', '_' and '-' only.
+	RunID string
+	// BrokerConfigs override or extend the brokers' server.properties (see
+	// BrokerDefaults); applied to every broker.
+	BrokerConfigs map[string]string
+	// LogDir, when set, receives every container's log when the cluster is
+	// closed (also after a failed Start), before the containers go away.
+	LogDir string
+	// KafkaImage runs the brokers (default $SHARECHAOS_KAFKA_IMAGE, else
+	// DefaultKafkaImage). An image of the apache/kafka kind works too: it
+	// reads /mnt/shared/config/server.properties and CLUSTER_ID like ours.
+	KafkaImage string
+	// ToxiproxyImage runs the proxies (default $SHARECHAOS_TOXIPROXY_IMAGE,
+	// else DefaultToxiproxyImage); the upstream ghcr.io/shopify/toxiproxy
+	// image works too, without our extra toxics.
+	ToxiproxyImage string
+	// BrokerHeap is each broker's KAFKA_HEAP_OPTS (default "-Xms256m -Xmx512m").
+	BrokerHeap string
+	// StartTimeout bounds Start from the first container to a share group
+	// that consumes (default 4 minutes: three JVMs on two cores).
+	StartTimeout time.Duration
+	// Logger receives progress lines (default: discard). Debug level also
+	// gets testcontainers' own lines.
+	Logger *slog.Logger
+}
+
+// Environment variables that name images in place of ours.
+const (
+	EnvKafkaImage     = "SHARECHAOS_KAFKA_IMAGE"
+	EnvToxiproxyImage = "SHARECHAOS_TOXIPROXY_IMAGE"
+)
+
+var runIDPattern = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]*$`)
+
+// withDefaults fills what the caller left empty and rejects what cannot run.
+func (o Options) withDefaults() (Options, error) {
+	if o.Brokers == 0 {
+		o.Brokers = 3
+	}
+	if o.Brokers < 1 || o.Brokers > maxBrokers {
+		return o, fmt.Errorf("check options: brokers must be 1..%d, got %d", maxBrokers, o.Brokers)
+	}
+	if o.RunID == "" {
+		o.RunID = "run-" + randomHex(4)
+	}
+	if !runIDPattern.MatchString(o.RunID) {
+		return o, fmt.Errorf("check options: run id %q: want letters, digits, '.', '_' or '-'", o.RunID)
+	}
+	o.KafkaImage = firstNonEmpty(o.KafkaImage, os.Getenv(EnvKafkaImage), DefaultKafkaImage)
+	o.ToxiproxyImage = firstNonEmpty(o.ToxiproxyImage, os.Getenv(EnvToxiproxyImage), DefaultToxiproxyImage)
+	o.BrokerHeap = firstNonEmpty(o.BrokerHeap, "-Xms256m -Xmx512m")
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = 4 * time.Minute
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o, nil
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on Linux
+	return hex.EncodeToString(b)
+}
