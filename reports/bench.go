@@ -109,3 +109,12 @@ type ThresholdResult struct {
 	Pass   bool   `json:"pass"`
 	Reason string `json:"reason,omitempty"`
 }
+
+// Label names the run's mode with its realization when it has one
+// ("transactional/ledger"): two realizations are different candidates.
+func (r BenchRun) Label() string {
+	if r.Realization != "" {
+		return r.Mode + "/" + r.Realization
+	}
+	return r.Mode
+}

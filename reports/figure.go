@@ -53,3 +53,6 @@ type Shade struct {
 
 // Figures holds each cell's figures, keyed by Cell.ID().
 type Figures map[string][]Figure
+
+// BenchFigures holds a bench run's figures per batch size.
+type BenchFigures map[int][]Figure

@@ -27,6 +27,9 @@ type Result struct {
 	// Config is every setting that shaped the run (chaos defaults included).
 	Config map[string]string `json:"config,omitempty"`
 	Runs   []Cell            `json:"runs"`
+	// Thresholds are the run's thresholds as judged (qualification); added
+	// after the first cut.
+	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
 }
 
 // Cell is one (scenario, mode, backend, realization, repeat).
