@@ -264,6 +264,24 @@ func (c *Cluster) DataDir() string { return c.opts.DataDir }
 // StartupDuration is how long Start took, for the report.
 func (c *Cluster) StartupDuration() time.Duration { return c.startup }
 
+// Healthy returns nil while the broker child runs, and otherwise why it is
+// gone, quoting its log: a run can tell a broker that died under it (a
+// harness error) from a fault it injected.
+func (c *Cluster) Healthy() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return fmt.Errorf("embedded cluster: %w", net.ErrClosed)
+	}
+	select {
+	case <-c.child.exited:
+		return fmt.Errorf("embedded broker child exited: %v\nbroker log %s, last lines:\n%s",
+			c.child.waitErr, c.opts.LogPath, logTail(c.opts.LogPath, logTailBytes))
+	default:
+		return nil
+	}
+}
+
 // BrokerPID is the process id of the current broker child.
 func (c *Cluster) BrokerPID() int {
 	c.mu.Lock()

@@ -70,23 +70,22 @@ func (p *proxies) enableAll() error {
 
 // setLatency delays the data each proxy sends to clients (the downstream
 // direction) by latency plus or minus jitter, so a request's round trip grows
-// by that much; zero latency removes the delay.
+// by that much; zero latency removes the delay. A changed latency replaces
+// the toxic rather than updating it: toxiproxy 2.12.0's update writes the
+// toxic while the running links read it (a data race).
 func (p *proxies) setLatency(ctx context.Context, latency, jitter time.Duration) error {
-	if latency <= 0 {
-		return p.removeToxics(ctx)
+	if err := p.removeToxics(ctx); err != nil {
+		return err
 	}
-	attrs := fmt.Sprintf(`{"latency":%d,"jitter":%d}`, latency.Milliseconds(), jitter.Milliseconds())
+	if latency <= 0 {
+		return nil
+	}
+	toxic := fmt.Sprintf(`{"name":%q,"type":"latency","stream":"downstream","toxicity":1,"attributes":{"latency":%d,"jitter":%d}}`,
+		latencyToxic, latency.Milliseconds(), jitter.Milliseconds())
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, proxy := range p.byNode {
-		var err error
-		if proxy.Toxics.GetToxic(latencyToxic) != nil {
-			_, err = proxy.Toxics.UpdateToxicJson(latencyToxic, strings.NewReader(`{"attributes":`+attrs+`}`))
-		} else {
-			_, err = proxy.Toxics.AddToxicJson(strings.NewReader(
-				`{"name":"` + latencyToxic + `","type":"latency","stream":"downstream","toxicity":1,"attributes":` + attrs + `}`))
-		}
-		if err != nil {
+		if _, err := proxy.Toxics.AddToxicJson(strings.NewReader(toxic)); err != nil {
 			return fmt.Errorf("set latency on proxy %s: %w", proxy.Listen, err)
 		}
 	}
