@@ -103,6 +103,9 @@ func runCell(ctx context.Context, o *Options, c cluster.Cluster, runID, runDir s
 		r.summarizeLatency(&cell)
 		return cell
 	}
+	if err := saveObservation(r.dir, obs); err != nil {
+		cell.Notes = append(cell.Notes, err.Error())
+	}
 	res := ctp.Check(*obs, allowed)
 	cell.Counts = res.Counts
 	cell.Anomalies = res.Anomalies
@@ -120,9 +123,14 @@ func runCell(ctx context.Context, o *Options, c cluster.Cluster, runID, runDir s
 // judgeFault fills the fault section and makes a cell whose fault never fired
 // UNKNOWN: it tested nothing (CONTRACT.md).
 func (r *cellRun) judgeFault(cell *reports.Cell, h history.History) {
-	if r.plan.fault.Target == faults.TargetNone {
+	judgeFired(cell, h, r.plan.fault.Target != faults.TargetNone)
+}
+
+func judgeFired(cell *reports.Cell, h history.History, hasFault bool) {
+	if !hasFault {
 		return
 	}
+	cell.Fault.Fired, cell.Fault.Times = false, nil
 	for _, e := range h {
 		if e.F == history.FFaultFired {
 			cell.Fault.Fired = true
@@ -131,7 +139,7 @@ func (r *cellRun) judgeFault(cell *reports.Cell, h history.History) {
 	}
 	if !cell.Fault.Fired && cell.Verdict == verdict.Pass {
 		cell.Verdict = verdict.Unknown
-		cell.Reason = "the fault " + r.plan.fault.Name + " never fired, so the cell tested nothing"
+		cell.Reason = "the fault " + cell.Fault.Name + " never fired, so the cell tested nothing"
 	}
 }
 

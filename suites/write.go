@@ -1,22 +1,49 @@
 package suites
 
 import (
-	"encoding/json"
 	"path/filepath"
+	"sort"
 
+	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/reports"
 )
 
-// writeResult writes result.json atomically.
-func writeResult(dir string, res reports.Result) error {
-	b, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return err
-	}
-	return reports.WriteFileAtomic(filepath.Join(dir, "result.json"), append(b, '\n'))
+// writeResult writes result.json alone (after every cell, so an interrupted
+// run still has a current one).
+func writeResult(dir string, res reports.Result) error { return reports.WriteResultJSON(dir, res) }
+
+// writeRun writes every report file of a run, with each cell's latency plots
+// rebuilt from its histories.
+func writeRun(dir string, res reports.Result) error {
+	return reports.WriteRun(dir, res, RunFigures(dir, res))
 }
 
-// writeRun writes every report file of a run.
-func writeRun(dir string, res reports.Result) error {
-	return writeResult(dir, res)
+// RunFigures builds each cell's plots from the histories in its directory: a
+// percentile spectrum of every latency metric.
+func RunFigures(dir string, res reports.Result) reports.Figures {
+	figs := reports.Figures{}
+	for _, c := range res.Runs {
+		if c.Dir == "" {
+			continue
+		}
+		h, err := history.ReadDir(filepath.Join(dir, c.Dir, "histories"))
+		if err != nil {
+			continue
+		}
+		hs := cellLatency(h)
+		if len(hs) == 0 {
+			continue
+		}
+		names := make([]string, 0, len(hs))
+		for n := range hs {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		f := reports.Figure{Title: c.Name() + ": latency percentile spectrum", YLabel: "milliseconds"}
+		for _, n := range names {
+			f.Spectra = append(f.Spectra, hs[n].Spectrum(n))
+		}
+		figs[c.ID()] = []reports.Figure{f}
+	}
+	return figs
 }

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sharechaos/sharechaos/suites"
+)
+
+func TestMain(m *testing.M) {
+	if code, ok := suites.RunChildRole(os.Args[1:]); ok {
+		os.Exit(code)
+	}
+	// The test binary doubles as the sharechaos binary for the subprocess tests.
+	if os.Getenv("SHARECHAOS_TEST_MAIN") == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+func TestUsageErrorsExit64AndNameTheProblem(t *testing.T) {
+	out := t.TempDir()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--no-such-flag"}, "no-such-flag"},
+		{[]string{"run", "--scenario", "steady,no-such-scenario", "--out", out + "/a"}, `unknown scenario "no-such-scenario"`},
+		{[]string{"run", "--mode", "sometimes", "--out", out + "/b"}, `--mode "sometimes"`},
+		{[]string{"run", "--backend", "cloud", "--out", out + "/c"}, `--backend "cloud"`},
+		{[]string{"run", "--records", "-5", "--out", out + "/d"}, "--records -5"},
+		{[]string{"run", "--lock", "2s", "--txn-timeout", "3s", "--out", out + "/e"}, "--txn-timeout"},
+		{[]string{"run", "stray"}, `unexpected argument "stray"`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{nil, "Usage"},
+	}
+	for _, c := range cases {
+		var stdout, stderr bytes.Buffer
+		code := mainCode(c.args, &stdout, &stderr)
+		if code != 64 {
+			t.Errorf("%v: exit %d, want 64 (stderr: %s)", c.args, code, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%v: stderr does not name %q:\n%s", c.args, c.want, stderr.String())
+		}
+	}
+	// Nothing was run, so nothing was written.
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 0 {
+		t.Errorf("usage errors left files behind in %s: %v", out, entries)
+	}
+}
+
+func TestHelpExitsZero(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := mainCode([]string{"run", "--help"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("run --help: exit %d", code)
+	}
+	if !strings.Contains(stderr.String(), "--scenario") || !strings.Contains(stderr.String(), "crash-after-commit") {
+		t.Errorf("run --help does not list flags and scenarios:\n%s", stderr.String())
+	}
+}
+
+// TestInterruptLeavesNothingBehind sends Ctrl-C (SIGINT) to a running
+// sharechaos run and checks that it writes what it recorded and leaves no
+// child process.
+func TestInterruptLeavesNothingBehind(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an embedded cluster; skipped with -short")
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command(os.Args[0], "run", "--backend", "embedded", "--scenario", "steady", "--mode", "explicit",
+		"--records", "200000", "--out", out)
+	cmd.Env = append(os.Environ(), "SHARECHAOS_TEST_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until workers run (their histories appear), then interrupt.
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		m, _ := filepath.Glob(filepath.Join(out, "cells", "*", "histories", "w*.jsonl"))
+		if len(m) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("no worker started within 90s; stderr: %s", stderr.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	children := descendants(cmd.Process.Pid)
+	if len(children) == 0 {
+		t.Fatal("found no child processes of the run to watch")
+	}
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	code := cmd.ProcessState.ExitCode()
+	if code != 2 {
+		t.Errorf("exit code after Ctrl-C = %d (%v), want 2 (UNKNOWN: interrupted); stderr:\n%s", code, err, stderr.String())
+	}
+	for _, pid := range children {
+		if alive(pid) {
+			t.Errorf("child process %d outlived the interrupted run", pid)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatalf("no result.json after Ctrl-C: %v", err)
+	}
+	var res struct {
+		Verdict     string `json:"verdict"`
+		Interrupted bool   `json:"interrupted"`
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatalf("result.json: %v", err)
+	}
+	if !res.Interrupted || res.Verdict != "UNKNOWN" {
+		t.Errorf("result.json: interrupted=%v verdict=%s, want true and UNKNOWN", res.Interrupted, res.Verdict)
+	}
+	if m, _ := filepath.Glob(filepath.Join(out, "cells", "*", "histories", "w*.jsonl")); len(m) == 0 {
+		t.Error("the workers' histories are not in the run directory")
+	}
+}
+
+// descendants lists every process below pid (from /proc).
+func descendants(pid int) []int {
+	parent := map[int]int{}
+	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		me, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		pp, _ := strconv.Atoi(f[1])
+		parent[me] = pp
+	}
+	var out []int
+	var walk func(int)
+	walk = func(p int) {
+		for c, pp := range parent {
+			if pp == p {
+				out = append(out, c)
+				walk(c)
+			}
+		}
+	}
+	walk(pid)
+	return out
+}
+
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// A zombie (state Z) is dead but not yet reaped by its parent.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && !strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
+}
