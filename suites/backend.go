@@ -48,8 +48,9 @@ func startBackend(ctx context.Context, o *Options, b backendChoice, runID, dir s
 		return startDocker(ctx, o, runID, dir)
 	}
 	c, err := embedded.Start(ctx, embedded.Options{
-		Brokers:    o.Brokers,
-		DataDir:    filepath.Join(dir, "embedded-data"),
+		Brokers: o.Brokers,
+		// DataDir empty: a temporary directory that Close removes; the run
+		// directory keeps only the broker's log.
 		LogPath:    filepath.Join(dir, "embedded-broker.log"),
 		RecordLock: o.Lock,
 		BrokerConfigs: map[string]string{

@@ -54,8 +54,11 @@ func runCell(ctx context.Context, o *Options, c cluster.Cluster, runID, runDir s
 		rng: rand.New(rand.NewPCG(uint64(plan.seed), uint64(plan.index)))}
 	cell = reports.Cell{
 		Scenario: plan.scenario(), Mode: string(plan.mode), Backend: c.Name(), Realization: plan.realization,
-		Repeat: plan.repeat, Seed: plan.seed, Fault: reports.Fault{Name: plan.fault.Name},
+		Repeat: plan.repeat, Seed: plan.seed,
 		Anomalies: map[string]verdict.Found{},
+	}
+	if plan.fault.Target != faults.TargetNone {
+		cell.Fault.Name = plan.fault.Name
 	}
 	if plan.fallbackNote != "" {
 		cell.Notes = append(cell.Notes, plan.fallbackNote)
