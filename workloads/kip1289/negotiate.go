@@ -43,7 +43,12 @@ func Negotiate(ctx context.Context, cl *kgo.Client, keys APIKeys) (Support, erro
 	}
 	s := Support{Native: true, Blocked: NativeWorkloadSupported()}
 	for _, b := range mresp.Brokers {
-		vresp, err := kmsg.NewPtrApiVersionsRequest().RequestWith(ctx, cl.Broker(int(b.NodeID)))
+		vreq := kmsg.NewPtrApiVersionsRequest()
+		// kgo fills these in only for requests it routes itself; a broker
+		// refuses ApiVersions v3+ without them (INVALID_REQUEST).
+		vreq.ClientSoftwareName, vreq.ClientSoftwareVersion = "sharechaos", "kip1289"
+		vreq.NodeID = -1
+		vresp, err := vreq.RequestWith(ctx, cl.Broker(int(b.NodeID)))
 		if err != nil {
 			return Support{}, fmt.Errorf("negotiate kip-1289: api versions of broker %d: %w", b.NodeID, err)
 		}
