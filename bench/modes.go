@@ -38,12 +38,7 @@ func (o CompareOptions) withDefaults() CompareOptions {
 
 // ModeLabel names a run's mode with its realization when it has one
 // ("transactional/ledger"), so two realizations are never pooled.
-func ModeLabel(r reports.BenchRun) string {
-	if r.Realization != "" {
-		return r.Mode + "/" + r.Realization
-	}
-	return r.Mode
-}
+func ModeLabel(r reports.BenchRun) string { return r.Label() }
 
 // CompareModes compares every mode with the baseline, per batch size, metric
 // and percentile. The unit of the test is one repeat: each side's sample holds

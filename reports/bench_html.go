@@ -62,6 +62,7 @@ type batchFigures struct {
 var benchTemplate = template.Must(template.New("bench").Funcs(templateFuncs).Funcs(template.FuncMap{
 	"r3":   func(f float64) string { return fmt.Sprintf("%g", round3(f)) },
 	"dash": dash,
+	"inc":  func(i int) int { return i + 1 },
 	"at":   func(m map[string]Percentiles, k string) Percentiles { return m[k] },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
@@ -109,7 +110,7 @@ var benchTemplate = template.Must(template.New("bench").Funcs(templateFuncs).Fun
 
 <h2 id="repeats">Repeats</h2>
 <table><tr><th>#</th><th>mode</th><th>batch</th><th>repeat</th><th>txn/s</th><th>records/s</th><th>txn_total p50 / p99 ms</th><th>txn_commit p50 / p99 ms</th><th>dropped</th><th>error</th></tr>
-{{range $i, $r := .B.Runs}}{{$t := at $r.Latency "txn_total_duration"}}{{$c := at $r.Latency "txn_commit_duration"}}<tr><td class="n">{{$i}}</td><td>{{$r.Label}}</td><td class="n">{{$r.Batch}}</td><td class="n">{{$r.Repeat}}</td><td class="n">{{r3 $r.TxnPerSec}}</td><td class="n">{{r3 $r.RecordsPerSec}}</td><td class="n">{{ms $t.P50}} / {{ms $t.P99}}</td><td class="n">{{ms $c.P50}} / {{ms $c.P99}}</td><td class="n">{{index $r.Counters "dropped_iterations"}}</td><td>{{dash $r.Error}}</td></tr>
+{{range $i, $r := .B.Runs}}{{$t := at $r.Latency "txn_total_duration"}}{{$c := at $r.Latency "txn_commit_duration"}}<tr><td class="n">{{inc $i}}</td><td>{{$r.Label}}</td><td class="n">{{$r.Batch}}</td><td class="n">{{$r.Repeat}}</td><td class="n">{{r3 $r.TxnPerSec}}</td><td class="n">{{r3 $r.RecordsPerSec}}</td><td class="n">{{ms $t.P50}} / {{ms $t.P99}}</td><td class="n">{{ms $c.P50}} / {{ms $c.P99}}</td><td class="n">{{index $r.Counters "dropped_iterations"}}</td><td>{{dash $r.Error}}</td></tr>
 {{end}}</table>
 {{if .B.Config}}<h2 id="settings">Settings</h2>
 <table><tr><th>setting</th><th>value</th></tr>

@@ -1,0 +1,161 @@
+package reports_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sharechaos/sharechaos/bench"
+	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/reports"
+)
+
+// sampleBench runs the real pipeline on synthetic recordings: per repeat a
+// recorder, summarized into a BenchRun; CompareModes; thresholds; figures.
+func sampleBench(t *testing.T) (reports.Bench, reports.BenchFigures) {
+	t.Helper()
+	modes := []struct {
+		mode, realization string
+		base              time.Duration
+	}{{"transactional", "ledger", 20 * time.Millisecond}, {"explicit", "", 10 * time.Millisecond}, {"implicit", "", 9 * time.Millisecond}}
+	b := reports.Bench{
+		Verdict: verdict.Pass, Seed: 9, Started: started, DurationS: 120, Backend: "docker", BackendWhy: "engine answered",
+		Rate: 50, RepeatDurationS: 2, Repeats: 5, Modes: []string{"transactional", "explicit", "implicit"}, Batches: []int{1, 10},
+		Baseline: "explicit", Alpha: 0.05, HarnessOverhead: 0.97,
+	}
+	ths, err := bench.ParseThresholds([]string{"txn_total_duration: p(99)<1s", "txn_total_duration{mode:transactional}: p(50)<5ms"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var repeats []bench.Repeat
+	merged := map[string]*bench.Snapshot{} // by "label batch=N"
+	var scopes []string
+	for _, batch := range b.Batches {
+		for rep := 0; rep < b.Repeats; rep++ {
+			for _, m := range modes {
+				rec := bench.NewRecorder(0)
+				start := started.Add(time.Duration(rep) * time.Minute)
+				for i := 0; i < 100; i++ {
+					at := start.Add(time.Duration(i) * 20 * time.Millisecond)
+					d := m.base + time.Duration(batch)*time.Millisecond/10 + time.Duration(i%10+rep)*100*time.Microsecond
+					rec.Record(bench.TxnTotalDuration, at, d)
+					rec.Record(bench.TxnCommitDuration, at, d/2)
+					rec.Add(bench.Transactions, at, 1)
+					rec.Add(bench.Records, at, int64(batch))
+				}
+				rec.Add(bench.DroppedIterations, start, 0)
+				snap := rec.Snapshot()
+				run := bench.FillRun(reports.BenchRun{Mode: m.mode, Realization: m.realization, Batch: batch, Repeat: rep, Started: start, DurationS: 2}, snap, nil)
+				b.Runs = append(b.Runs, run)
+				repeats = append(repeats, bench.Repeat{Run: run, Snapshot: snap})
+				scope := run.Label() + " batch=" + strconv.Itoa(batch)
+				if merged[scope] == nil {
+					merged[scope] = bench.NewSnapshot(0)
+					scopes = append(scopes, scope)
+				}
+				if err := merged[scope].Merge(snap); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	for _, scope := range scopes {
+		b.Thresholds = append(b.Thresholds, ths.Evaluate(merged[scope], map[string]string{"mode": strings.Split(strings.Fields(scope)[0], "/")[0]}, scope)...)
+	}
+	figs := bench.ModeFigures(repeats, bench.TxnTotalDuration)
+	b.Comparisons = bench.CompareModes(b.Runs, bench.CompareOptions{})
+	if !bench.AllPass(b.Thresholds) {
+		b.Verdict = verdict.ThresholdFailed
+		b.ExitCode = verdict.ExitThresholdFailed
+	}
+	return b, figs
+}
+
+func TestBenchReports(t *testing.T) {
+	b, figs := sampleBench(t)
+	dir := t.TempDir()
+	if err := reports.WriteBench(dir, b, figs); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"bench.json", "report.html", "summary.md"}; !reflect.DeepEqual(names, want) {
+		t.Fatalf("files %v, want %v", names, want)
+	}
+	back, err := reports.ReadBenchJSON(filepath.Join(dir, "bench.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, b) {
+		t.Fatal("bench.json does not round-trip")
+	}
+
+	md, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
+	t.Log("\n" + string(md))
+	for _, want := range []string{
+		"# sharechaos bench: THRESHOLD-FAILED",
+		"| load | 50 transactions/s (open loop), 2s per repeat |",
+		"| harness overhead | 0.97",
+		"so n = 5 per mode",
+		"## txn_total_duration, batch 1",
+		"## txn_total_duration, batch 10",
+		"| mode | repeats | p50 ms | p99 ms | txn/s | p50 vs explicit | p50 p-value | p99 vs explicit | p99 p-value | verdict |",
+		"| explicit (baseline) | 5 |",
+		"| transactional/ledger | 5 |",
+		"p50: transactional/ledger slower than explicit: 1.9",
+		"| implicit | 5 |",
+		"p50: implicit faster than explicit",
+		"`txn_total_duration{mode:transactional}: p(50)<5ms` | transactional/ledger batch=1 |",
+		"**FAILED**: observed",
+		"## Repeats",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("summary.md lacks %q", want)
+		}
+	}
+	// The baseline row comes first in every table.
+	for _, part := range strings.Split(string(md), "## txn_total_duration, batch ")[1:] {
+		lines := strings.Split(part, "\n")
+		if !strings.HasPrefix(lines[4], "| explicit (baseline)") {
+			t.Errorf("first row %q, want the baseline", lines[4])
+		}
+	}
+
+	page, _ := os.ReadFile(filepath.Join(dir, "report.html"))
+	checkSelfContained(t, string(page))
+	for _, want := range []string{"<h3>txn_total_duration, batch 10</h3>", "Plots, batch 1", "percentile spectrum by mode", "p99 over time", "transactional/ledger", "throughput over time"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	// Per batch: the spectrum, latency over time, throughput.
+	if n := strings.Count(string(page), "<svg"); n != 2*3 {
+		t.Errorf("%d SVGs, want %d", n, 2*3)
+	}
+}
+
+func TestBenchSummaryTooFewRepeats(t *testing.T) {
+	runs := []reports.BenchRun{}
+	for rep := 0; rep < 3; rep++ {
+		runs = append(runs,
+			reports.BenchRun{Mode: "explicit", Batch: 1, Repeat: rep, Latency: map[string]reports.Percentiles{"txn_total_duration": {Count: 1, P50: 1, P99: 2}}},
+			reports.BenchRun{Mode: "transactional", Batch: 1, Repeat: rep, Latency: map[string]reports.Percentiles{"txn_total_duration": {Count: 1, P50: 5, P99: 9}}})
+	}
+	b := reports.Bench{Verdict: verdict.Pass, Repeats: 3, Baseline: "explicit", Alpha: 0.05, Runs: runs,
+		Comparisons: bench.CompareModes(runs, bench.CompareOptions{})}
+	var buf bytes.Buffer
+	if err := reports.WriteBenchSummary(&buf, b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "too few repeats to tell (n=3+3") {
+		t.Fatalf("3 repeats must be called too few:\n%s", buf.String())
+	}
+}
