@@ -5,7 +5,6 @@
 package bench
 
 import (
-	"encoding/base64"
 	"fmt"
 	"math"
 	"time"
@@ -127,25 +126,22 @@ func (h *Histogram) Spectrum(label string) reports.Spectrum {
 	return s
 }
 
-// Encode returns the histogram in HdrHistogram's V2 compressed format, base64
-// encoded: the form other HdrHistogram tools read, and the form a worker hands
-// its histograms to the orchestrator in.
+// Encode returns the histogram in HdrHistogram's V2 compressed format as
+// base64 text (hdrhistogram-go's Encode already base64-encodes): the form other
+// HdrHistogram tools read, and a way to hand one histogram to another process.
 func (h *Histogram) Encode() (string, error) {
 	b, err := h.h.Encode(hdr.V2CompressedEncodingCookieBase)
 	if err != nil {
 		return "", fmt.Errorf("encode histogram: %w", err)
 	}
-	return base64.StdEncoding.EncodeToString(b), nil
+	return string(b), nil
 }
 
-// DecodeHistogram reads what Encode wrote. A histogram with another geometry
-// (another tool's) is copied into the suite's, so it merges with the rest.
+// DecodeHistogram reads what Encode wrote (or another tool's base64 V2
+// histogram). A histogram with another geometry is copied into the suite's, so
+// it merges with the rest.
 func DecodeHistogram(s string) (*Histogram, error) {
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		return nil, fmt.Errorf("decode histogram base64: %w", err)
-	}
-	d, err := hdr.Decode(b)
+	d, err := hdr.Decode([]byte(s))
 	if err != nil {
 		return nil, fmt.Errorf("decode histogram: %w", err)
 	}

@@ -51,6 +51,11 @@ func TestHistogramEncodeDecodeMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Standard base64 V2 compressed: the "HISTF" prefix every HdrHistogram
+	// implementation writes and reads.
+	if !strings.HasPrefix(enc, "HISTF") {
+		t.Fatalf("encoding %.20q is not base64 V2 compressed", enc)
+	}
 	back, err := DecodeHistogram(enc)
 	if err != nil {
 		t.Fatal(err)
