@@ -41,6 +41,15 @@ func BrokerDefaults(brokers int) map[string]string {
 		"group.share.delivery.count.limit":                            "10",
 		"transaction.abort.timed.out.transaction.cleanup.interval.ms": "1000",
 		"group.initial.rebalance.delay.ms":                            "0",
+		// A crashed worker's share-group membership expires after 10 s,
+		// not 45 (until then the assignor can give partitions to the
+		// ghost); members heartbeat every second, so a new member gets its
+		// assignment at once (also the start-up probe's).
+		"group.share.session.timeout.ms":           "10000",
+		"group.share.min.session.timeout.ms":       "6000",
+		"group.share.heartbeat.interval.ms":        "1000",
+		"group.share.min.heartbeat.interval.ms":    "1000",
+		"group.share.initialize.retry.interval.ms": "5000",
 		// A follower that stops fetching leaves the ISR after 10 s, not 30.
 		"replica.lag.time.max.ms": "10000",
 

@@ -94,7 +94,9 @@ func (c *Cluster) Resume(ctx context.Context, node cluster.NodeID) error {
 }
 
 // waitAnswers polls until node answers a request through its own client
-// proxy and the cluster's metadata lists it.
+// proxy and another broker's metadata lists it (registered with the
+// controller and unfenced). Another broker's, because the node's own view can
+// be stale: cut off, it never learned that it was fenced.
 func (c *Cluster) waitAnswers(ctx context.Context, node cluster.NodeID) error {
 	// A client of its own, seeded with this broker only: the admin client
 	// would send the request to whichever broker it likes.
@@ -123,12 +125,26 @@ func (c *Cluster) answers(ctx context.Context, direct *kgo.Client, node cluster.
 	if _, err := direct.SeedBrokers()[0].Request(reqCtx, kmsg.NewPtrApiVersionsRequest()); err != nil {
 		return fmt.Errorf("api versions: %w", err)
 	}
-	m, err := c.adm.BrokerMetadata(reqCtx)
-	if err != nil {
-		return fmt.Errorf("metadata: %w", err)
+	if c.opts.Brokers == 1 {
+		return nil
 	}
-	if !slices.ContainsFunc(m.Brokers, func(b kgo.BrokerMetadata) bool { return b.NodeID == int32(node) }) {
-		return fmt.Errorf("metadata does not list broker %d yet", node)
+	// Any other broker that answers will do: others may be down on purpose.
+	var last error = fmt.Errorf("no other broker answered")
+	for _, other := range c.Nodes() {
+		if other == node {
+			continue
+		}
+		resp, err := c.admin.Broker(int(other)).Request(reqCtx, kmsg.NewPtrMetadataRequest())
+		if err != nil {
+			last = fmt.Errorf("metadata from broker %d: %w", other, err)
+			continue
+		}
+		if slices.ContainsFunc(resp.(*kmsg.MetadataResponse).Brokers, func(b kmsg.MetadataResponseBroker) bool {
+			return b.NodeID == int32(node)
+		}) {
+			return nil
+		}
+		last = fmt.Errorf("broker %d's metadata does not list broker %d yet", other, node)
 	}
-	return nil
+	return last
 }

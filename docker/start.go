@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
 	"strconv"
@@ -202,7 +203,7 @@ func (c *Cluster) startBrokers(ctx context.Context) error {
 				mu.Unlock()
 			}
 			if err != nil {
-				errs[n-1] = fmt.Errorf("start broker %d: %w", n, err)
+				errs[n-1] = fmt.Errorf("start broker %d: %w%s", n, err, logTail(ctr, 15))
 			}
 		})
 	}
@@ -213,6 +214,26 @@ func (c *Cluster) startBrokers(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// logTail is the end of a container's log, to explain a failed start.
+func logTail(ctr testcontainers.Container, lines int) string {
+	if ctr == nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	rc, err := ctr.Logs(ctx)
+	if err != nil {
+		return ""
+	}
+	defer rc.Close()
+	b, _ := io.ReadAll(rc)
+	all := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(all) > lines {
+		all = all[len(all)-lines:]
+	}
+	return "; last log lines:\n\t" + strings.Join(all, "\n\t")
 }
 
 // brokerConfigPath is where both our image and apache/kafka read it.
