@@ -29,7 +29,8 @@ type Cluster struct {
 	opts      Options
 	eng       *engine
 	clusterID string
-	networks  []string // index node-1
+	networks  []string // index node-1: each broker's internal network
+	edge      string   // toxiproxy's network to the host
 
 	proxy       testcontainers.Container
 	proxyAPIURL string

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moby/moby/client"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -100,6 +101,27 @@ func TestCluster(t *testing.T) {
 			addr := fmt.Sprintf("%s:%d", b.Host, b.Port)
 			if addr != c.Bootstrap()[b.NodeID-1] {
 				t.Errorf("broker %d advertises %s, want its client proxy %s", b.NodeID, addr, c.Bootstrap()[b.NodeID-1])
+			}
+		}
+	})
+
+	t.Run("brokers-reach-only-toxiproxy", func(t *testing.T) {
+		for i, ctr := range c.brokers {
+			info, err := ctr.Inspect(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name := range info.NetworkSettings.Networks {
+				if name != c.networks[i] {
+					t.Errorf("broker %d is on network %s too", i+1, name)
+				}
+			}
+			net, err := c.eng.NetworkInspect(ctx, c.networks[i], client.NetworkInspectOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !net.Network.Internal {
+				t.Errorf("network %s of broker %d has a gateway", c.networks[i], i+1)
 			}
 		}
 	})
@@ -310,11 +332,33 @@ func TestCluster(t *testing.T) {
 	})
 }
 
-// TestSingleBroker: one broker is allowed, internal topics then unreplicated.
+// TestSingleBroker: one broker is allowed (internal topics then
+// unreplicated); restarts of a running and of a paused broker work, and
+// Close removes a paused broker.
 func TestSingleBroker(t *testing.T) {
 	c := startCluster(t, Options{Brokers: 1})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
 	if got := c.Nodes(); len(got) != 1 || got[0] != 1 {
 		t.Errorf("nodes = %v", got)
+	}
+	began := time.Now()
+	if err := c.Restart(ctx, 1); err != nil {
+		t.Fatalf("graceful restart of a running broker: %v", err)
+	}
+	t.Logf("graceful restart took %v", time.Since(began).Round(time.Millisecond))
+	if err := c.Pause(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Kill(ctx, 1); err != nil {
+		t.Fatalf("kill a paused broker: %v", err)
+	}
+	if err := c.Restart(ctx, 1); err != nil {
+		t.Fatalf("restart after kill: %v", err)
+	}
+	// Left paused: Close must remove it all the same.
+	if err := c.Pause(ctx, 1); err != nil {
+		t.Fatal(err)
 	}
 }
 

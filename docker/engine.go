@@ -119,9 +119,10 @@ func (e *engine) waitState(ctx context.Context, id string, done func(container.C
 	}
 }
 
-// createNetwork creates a bridge network carrying labels.
-func (e *engine) createNetwork(ctx context.Context, name string, labels map[string]string) error {
-	_, err := e.NetworkCreate(ctx, name, client.NetworkCreateOptions{Driver: "bridge", Labels: labels})
+// createNetwork creates a bridge network carrying labels. An internal one
+// has no gateway: its containers reach nothing outside it.
+func (e *engine) createNetwork(ctx context.Context, name string, labels map[string]string, internal bool) error {
+	_, err := e.NetworkCreate(ctx, name, client.NetworkCreateOptions{Driver: "bridge", Labels: labels, Internal: internal})
 	if err != nil {
 		return fmt.Errorf("create network %s: %w", name, err)
 	}

@@ -70,7 +70,7 @@ func TestRemoveStale(t *testing.T) {
 	}
 	create("sharechaos-"+run+"-stale", staleLabels)
 	create("sharechaos-"+run+"-live", liveLabels)
-	if err := eng.createNetwork(ctx, "sharechaos-"+run+"-stale-net", staleLabels); err != nil {
+	if err := eng.createNetwork(ctx, "sharechaos-"+run+"-stale-net", staleLabels, true); err != nil {
 		t.Fatal(err)
 	}
 	defer eng.removeRun(ctx, run)

@@ -66,9 +66,17 @@ func (c *Cluster) start(ctx context.Context) error {
 		}
 	}
 
+	// Broker networks are internal: a broker can reach toxiproxy and
+	// nothing else, not even the outside world. The edge network only
+	// carries toxiproxy's ports published on the host's loopback.
+	edge := edgeNetworkName(c.opts.RunID)
+	if err := c.eng.createNetwork(ctx, edge, runLabels(c.opts.RunID, "network", 0), false); err != nil {
+		return err
+	}
+	c.edge = edge
 	for n := 1; n <= c.opts.Brokers; n++ {
 		name := networkName(c.opts.RunID, n)
-		if err := c.eng.createNetwork(ctx, name, runLabels(c.opts.RunID, "network", n)); err != nil {
+		if err := c.eng.createNetwork(ctx, name, runLabels(c.opts.RunID, "network", n), true); err != nil {
 			return err
 		}
 		c.networks = append(c.networks, name)
@@ -126,7 +134,8 @@ func (c *Cluster) startProxy(ctx context.Context) error {
 			Labels:         runLabels(c.opts.RunID, "toxiproxy", 0),
 			Cmd:            []string{"-host=0.0.0.0", "-port=" + strconv.Itoa(proxyAPIPort)},
 			ExposedPorts:   exposed,
-			Networks:       c.networks,
+			// The first network is the one the ports are published from.
+			Networks:       append([]string{c.edge}, c.networks...),
 			NetworkAliases: aliases,
 			// Publish on loopback only, at ports the engine picks.
 			HostConfigModifier: func(hc *container.HostConfig) {

@@ -80,6 +80,8 @@ func networkName(runID string, node int) string {
 	return fmt.Sprintf("sharechaos-%s-net-%d", runID, node)
 }
 
+func edgeNetworkName(runID string) string { return "sharechaos-" + runID + "-edge" }
+
 func brokerContainerName(runID string, node int) string {
 	return fmt.Sprintf("sharechaos-%s-kafka-%d", runID, node)
 }
