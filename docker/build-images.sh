@@ -30,4 +30,7 @@ if [ "${SHARECHAOS_TOXIPROXY_IMAGE:-$toxiproxy_default}" != "$toxiproxy_default"
 else
   bash "$here/images/toxiproxy/build.sh"
 fi
+# A rebuilt image leaves its predecessor untagged; remove those (ours only:
+# dangling images that carry our input-hash label).
+docker image prune -f --filter "label=sharechaos.input-hash" >/dev/null
 echo "images: done in $(( $(date +%s) - start ))s"

@@ -383,7 +383,10 @@ func TestCloseAfterFailedStart(t *testing.T) {
 		t.Fatalf("no partial cluster returned with %v", err)
 	}
 	t.Logf("start failed as it must: %v", err)
-	if err := c.Close(ctx); err != nil {
+	// As after a Ctrl-C: the caller's context is already cancelled.
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := c.Close(cancelled); err != nil {
 		t.Errorf("close partial cluster: %v", err)
 	}
 	assertRunGone(t, runID)

@@ -4,19 +4,19 @@ import (
 	"sort"
 
 	"github.com/Shopify/toxiproxy/v2/toxics"
+
+	"github.com/sharechaos/sharechaos/faults/kafkatoxic"
 )
 
 // registerToxics is THE place where the suite's own toxics join toxiproxy's
 // built-in ones (latency, timeout, bandwidth, ...). It runs once, before the
-// server starts. Add a toxic with one line, e.g. for the Kafka-protocol-aware
-// toxic of package faults/kafkatoxic:
-//
-//	toxics.Register("kafka", new(kafkatoxic.Toxic))
-//
-// Its name is what clients pass as the toxic's type. The image build hashes
-// the binary, so a new toxic rebuilds the image by itself.
+// server starts. Add a toxic with one line: toxics.Register(name, new(T)),
+// or the package's own Register. The name is what clients pass as the
+// toxic's type. The image build hashes the binary, so a new or changed
+// toxic rebuilds the image by itself.
 func registerToxics() {
-	// No toxics of our own yet.
+	// The Kafka-protocol-aware toxic (type kafkatoxic.TypeName).
+	kafkatoxic.Register()
 }
 
 // registeredToxics lists every toxic type the server knows, for the start log.
