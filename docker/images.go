@@ -4,8 +4,10 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	tclog "github.com/testcontainers/testcontainers-go/log"
@@ -58,7 +60,14 @@ func Available(ctx context.Context) (ok bool, why string) {
 // we clean up by label ourselves), and the engine's ports reached on
 // 127.0.0.1 (these machines look like containers, so testcontainers would
 // otherwise dial the default gateway).
+//
+// It also sends testcontainers' process-wide log lines (its "Connected to
+// docker" banner) to slog at debug level: this package is the project's only
+// user of testcontainers, and a CLI should not print them.
 func setTestcontainersEnv() {
+	quietTestcontainers.Do(func() {
+		tclog.SetDefault(tcLogger{Options{Logger: slog.Default()}})
+	})
 	for key, value := range map[string]string{
 		"TESTCONTAINERS_RYUK_DISABLED": "true",
 		"TESTCONTAINERS_HOST_OVERRIDE": "127.0.0.1",
@@ -68,6 +77,8 @@ func setTestcontainersEnv() {
 		}
 	}
 }
+
+var quietTestcontainers sync.Once
 
 // tcLogger passes testcontainers' printf lines to the cluster's logger at
 // debug level.
