@@ -40,6 +40,9 @@ type Fault struct {
 	// Stall is how long ActionStall holds a transaction; 0 means "the
 	// acquisition lock plus a margin", decided by the runner.
 	Stall time.Duration
+	// DeliveryTimeout, when set, bounds every worker's produce in the cell, so
+	// a produce fault surfaces as an error in time (case 7).
+	DeliveryTimeout time.Duration
 	// FreshID: the crashed worker's replacement gets a new transactional id,
 	// so only the transaction timeout ends the old transaction.
 	FreshID bool

@@ -1,6 +1,8 @@
 package faults
 
 import (
+	"time"
+
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
@@ -16,7 +18,10 @@ var Table = []Fault{
 	{Name: "crash-after-acks", Case: "3", Target: TargetWorker, Point: ctp.PointAfterAcks, Action: ctp.ActionKill,
 		NotApplicable: map[ctp.AckMode]string{ctp.Explicit: noTxnAcks, ctp.Implicit: noTxnAcks}},
 	{Name: "crash-after-commit", Case: "4b", Target: TargetWorker, Point: ctp.PointAfterCommit, Action: ctp.ActionKill},
+	{Name: "zombie-fenced", Case: "5", Target: TargetWorker, Point: ctp.PointAfterSend, Action: ctp.ActionStop},
 	{Name: "explicit-abort", Case: "6", Target: TargetWorker, Point: ctp.PointBeforeCommit, Action: ctp.ActionAbort},
+	{Name: "partial-produce-failure", Case: "7", Target: TargetWorker, Point: ctp.PointBeforeSend, Action: ctp.ActionFailProduce,
+		DeliveryTimeout: 5 * time.Second},
 	{Name: "lock-expiry-during-txn", Case: "beyond", Target: TargetWorker, Point: ctp.PointBeforeCommit, Action: ctp.ActionStall},
 	{Name: "broker-kill", Case: "beyond", Target: TargetCluster, Inject: brokerKill, Needs: needsProcesses},
 }

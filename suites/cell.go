@@ -208,6 +208,16 @@ func (r *cellRun) execute(ctx context.Context, allowed ctp.Allowed) (*ctp.Observ
 		}()
 	}
 
+	if ws.arm.Action == ctp.ActionStop {
+		faultWG.Add(1)
+		go func() {
+			defer faultWG.Done()
+			if err := r.runZombie(faultCtx, ws); err != nil && faultCtx.Err() == nil {
+				faultErr = err
+			}
+		}()
+	}
+
 	drained, err := r.drain(ctx, admin, ws)
 	cancelFault()
 	faultWG.Wait()
@@ -244,7 +254,7 @@ func (r *cellRun) workerSet() *workerSet {
 			Bootstrap: r.c.Bootstrap(), Group: r.topo.Group, InputTopic: r.topo.InputTopic,
 			OutputTopic: r.topo.OutputTopic, LedgerTopic: r.topo.LedgerTopic,
 			Mode: r.plan.mode, Realization: r.plan.realization, MaxRecords: o.MaxRecords,
-			TxnTimeout: ctp.Duration(o.TxnTimeout),
+			TxnTimeout: ctp.Duration(o.TxnTimeout), DeliveryTimeout: ctp.Duration(r.plan.fault.DeliveryTimeout),
 		},
 		dir: r.dir, slots: o.Workers, topology: r.topo, freshID: r.plan.fault.FreshID,
 	}

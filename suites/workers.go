@@ -32,8 +32,12 @@ type workerSet struct {
 	freshID  bool
 	topology ctp.Topology
 
-	mu       sync.Mutex
-	running  map[int]*exec.Cmd
+	mu      sync.Mutex
+	running map[int]*exec.Cmd
+	// current is each slot's newest incarnation: only its exit is replaced (a
+	// zombie's replacement may start while the zombie still lives).
+	current  map[int]int
+	pids     map[string]int // worker name -> pid
 	stopping bool
 	wg       sync.WaitGroup
 	// exits counts worker processes that ended other than by our stop.
@@ -43,6 +47,8 @@ type workerSet struct {
 
 func (ws *workerSet) start() error {
 	ws.running = map[int]*exec.Cmd{}
+	ws.current = map[int]int{}
+	ws.pids = map[string]int{}
 	for _, d := range []string{"histories", "workers"} {
 		if err := os.MkdirAll(filepath.Join(ws.dir, d), 0o755); err != nil {
 			return fmt.Errorf("start workers: %w", err)
@@ -99,7 +105,9 @@ func (ws *workerSet) launch(slot, inc int) error {
 		log.Close()
 		return fmt.Errorf("launch worker %s: %w", cfg.Name(), err)
 	}
-	ws.running[slot] = cmd
+	ws.running[slot*1000+inc] = cmd
+	ws.current[slot] = inc
+	ws.pids[cfg.Name()] = cmd.Process.Pid
 	ws.wg.Add(1)
 	go func() {
 		defer ws.wg.Done()
@@ -110,9 +118,10 @@ func (ws *workerSet) launch(slot, inc int) error {
 		if !stopping {
 			ws.exits++
 		}
-		delete(ws.running, slot)
+		delete(ws.running, slot*1000+inc)
+		superseded := ws.current[slot] != inc
 		ws.mu.Unlock()
-		if stopping {
+		if stopping || superseded {
 			return
 		}
 		if inc >= maxIncarnations {
@@ -130,6 +139,22 @@ func (ws *workerSet) launch(slot, inc int) error {
 	return nil
 }
 
+// pid returns the pid of a worker incarnation (0 if never started).
+func (ws *workerSet) pid(slot, inc int) int {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.pids[ctp.WorkerName(slot, inc)]
+}
+
+// supersede starts the next incarnation of slot while the current one still
+// runs (stopped): the zombie-fenced case.
+func (ws *workerSet) supersede(slot int) error {
+	ws.mu.Lock()
+	inc := ws.current[slot]
+	ws.mu.Unlock()
+	return ws.launch(slot, inc+1)
+}
+
 // failure returns a harness failure (workers that cannot be kept running).
 func (ws *workerSet) failure() error {
 	ws.mu.Lock()
@@ -144,6 +169,7 @@ func (ws *workerSet) stop(grace time.Duration) {
 	ws.stopping = true
 	for _, cmd := range ws.running {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Process.Signal(syscall.SIGCONT) // a stopped zombie must run to see it
 	}
 	ws.mu.Unlock()
 	done := make(chan struct{})

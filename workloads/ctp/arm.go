@@ -7,6 +7,9 @@ type Point string
 const (
 	// PointBeforeBegin: after a non-empty poll, before beginTransaction (case 1).
 	PointBeforeBegin Point = "before-begin"
+	// PointBeforeSend: the transaction begun, nothing produced yet: where
+	// partial-produce-failure cuts the worker's link to one output leader (case 7).
+	PointBeforeSend Point = "before-send"
 	// PointAfterSend: outputs produced and flushed, before acks and commit (case 2).
 	PointAfterSend Point = "after-send"
 	// PointAfterAcks: acks inside the transaction, before commit (case 3;
@@ -30,6 +33,13 @@ const (
 	// ActionAbort: write fault-fired, then abort the transaction instead of
 	// committing it (case 6: a validation failure on one batch).
 	ActionAbort Action = "abort"
+	// ActionStop: write fault-fired, then SIGSTOP the worker's own process: a
+	// zombie whose connections stay up (case 5). The orchestrator starts its
+	// replacement with the same transactional id and later resumes it.
+	ActionStop Action = "stop"
+	// ActionFailProduce: write fault-fired, then cut this worker's links to the
+	// leader of output partition 0 until the produce has failed (case 7).
+	ActionFailProduce Action = "fail-produce"
 	// ActionStall: write fault-fired, then hold the open transaction (and the
 	// connection) for Arm.Stall before going on (lock-expiry-during-txn).
 	ActionStall Action = "stall"

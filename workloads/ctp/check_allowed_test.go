@@ -20,9 +20,9 @@ func TestAllowedFor(t *testing.T) {
 		transactional, explicit, implicit []string
 	}{
 		{"steady", nil, nil, nil},
-		{"crash-before-begin", nil, nil, nil},
-		{"crash-after-send", nil, nil, nil},
-		{"crash-after-send-fresh-id", nil, nil, nil},
+		{"crash-before-begin", nil, nil, dup},
+		{"crash-after-send", nil, nil, dup},
+		{"crash-after-send-fresh-id", nil, nil, dup},
 		{"coordinator-crash-after-endtxn", nil, dup, dup},
 		{"crash-after-commit", nil, dup, dup},
 		{"zombie-fenced", nil, dup, dupLost},

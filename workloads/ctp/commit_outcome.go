@@ -33,3 +33,9 @@ func commitOutcome(err error) history.Type {
 	}
 	return history.Info
 }
+
+// fenced reports whether err says a newer producer with our transactional id
+// exists.
+func fenced(err error) bool {
+	return errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch)
+}

@@ -67,9 +67,19 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 	reqCtx, cancel := context.WithTimeout(ctx, w.cfg.RequestTimeout.D())
 	defer cancel()
 
+	if w.armedAt(PointBeforeSend) {
+		w.fire(PointBeforeSend)
+		if w.cfg.Arm.Action == ActionFailProduce {
+			if err := w.cutOutputLeader(reqCtx); err != nil {
+				w.event(history.Event{Type: history.Info, F: "fault-error", Fault: w.cfg.Arm.Fault, Error: err.Error()})
+			}
+		}
+	}
 	w.event(history.Event{Type: history.Invoke, F: history.FSend, Txn: w.txnSeq, IDs: ids(batch)})
 	sendStart := time.Now()
-	if err := w.produceAll(reqCtx, batch); err != nil {
+	err := w.produceAll(reqCtx, batch)
+	w.breaker.heal() // one-shot: the cut lasts until this batch's produce has failed
+	if err != nil {
 		w.event(history.Event{Type: history.Fail, F: history.FSend, Txn: w.txnSeq, IDs: ids(batch), Error: err.Error(), DurNS: since(sendStart)})
 		return w.abort(ctx, batch, "produce failed: "+err.Error())
 	}
@@ -132,7 +142,7 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 
 	w.event(history.Event{Type: history.Invoke, F: history.FCommit, Txn: w.txnSeq, Records: recs(batch)})
 	commitStart := time.Now()
-	err := w.producer.EndTransaction(reqCtx, kgo.TryCommit)
+	err = w.producer.EndTransaction(reqCtx, kgo.TryCommit)
 	outcome := commitOutcome(err)
 	e := history.Event{Type: outcome, F: history.FCommit, Txn: w.txnSeq, Records: recs(batch), DurNS: since(commitStart),
 		Attrs: map[string]string{"txn_ns": fmt.Sprint(since(txnStart))}}
@@ -156,6 +166,11 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 		// Implicit mode cannot: its next poll accepts the batch whatever happened.
 		if w.cfg.Mode != Implicit {
 			w.ack(ctx, kgo.AckRelease, batch)
+		}
+		if fenced(err) {
+			// Another process owns our transactional id now (we were a
+			// zombie): a fenced producer is dead, and so is this worker.
+			return fmt.Errorf("commit txn %d: fenced: %w", w.txnSeq, err)
 		}
 		return w.replaceProducer(ctx)
 	}

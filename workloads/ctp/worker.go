@@ -31,6 +31,8 @@ type Worker struct {
 	acker    TxnAcker
 	newAcker NewTxnAcker
 
+	breaker  *linkBreaker
+
 	batches int   // non-empty batches seen
 	txnSeq  int64 // transactions begun
 }
@@ -48,7 +50,7 @@ func RunWorker(ctx context.Context, cfg WorkerConfig, newAcker NewTxnAcker) (err
 		return err
 	}
 	defer rec.Close()
-	w := &Worker{cfg: cfg, rec: rec, newAcker: newAcker}
+	w := &Worker{cfg: cfg, rec: rec, newAcker: newAcker, breaker: newLinkBreaker()}
 	w.event(history.Event{Type: history.Info, F: history.FStart, Realization: cfg.Realization,
 		Attrs: map[string]string{"mode": string(cfg.Mode), "pid": strconv.Itoa(os.Getpid()), "transactional_id": cfg.TransactionalID}})
 	defer func() {
@@ -121,6 +123,7 @@ func (w *Worker) openProducer(ctx context.Context) error {
 		kgo.TransactionTimeout(w.cfg.TxnTimeout.D()),
 		kgo.RecordDeliveryTimeout(w.cfg.DeliveryTimeout.D()),
 		kgo.DefaultProduceTopic(w.cfg.OutputTopic),
+		kgo.Dialer(w.breaker.DialContext),
 	)
 	if err != nil {
 		return fmt.Errorf("create producer: %w", err)
@@ -175,10 +178,16 @@ func (w *Worker) event(e history.Event) {
 func (w *Worker) fire(p Point) {
 	w.event(history.Event{Type: history.Info, F: history.FFaultFired, Fault: w.cfg.Arm.Fault,
 		Point: string(p), Txn: w.txnSeq, Attrs: map[string]string{"action": string(w.cfg.Arm.Action), "batch": strconv.Itoa(w.batches)}})
-	if w.cfg.Arm.Action == ActionKill {
+	switch w.cfg.Arm.Action {
+	case ActionKill:
 		// The event above is in the kernel already (one write(2), no buffer).
 		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {} // SIGKILL cannot be caught; wait for it
+	case ActionStop:
+		// Freeze here, mid-transaction, connections up; the orchestrator
+		// sends SIGCONT once the replacement has fenced us.
+		_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+		w.event(history.Event{Type: history.Info, F: "resumed", Fault: w.cfg.Arm.Fault, Txn: w.txnSeq})
 	}
 }
 
@@ -234,6 +243,18 @@ func (w *Worker) produceAll(ctx context.Context, batch []*kgo.Record) error {
 			}
 		})
 	}
-	wg.Wait()
+	// kgo's RecordDeliveryTimeout does not always fire when the leader's
+	// link is down (seen with dials failing: the produce hung for minutes), so
+	// the loop bounds the wait itself; the abort that follows fails whatever
+	// is still buffered.
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(w.cfg.DeliveryTimeout.D() + time.Second):
+		return fmt.Errorf("produce: outputs not acknowledged within %s", w.cfg.DeliveryTimeout.D()+time.Second)
+	}
+	mu.Lock()
+	defer mu.Unlock()
 	return firstErr
 }
