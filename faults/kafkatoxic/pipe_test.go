@@ -21,6 +21,9 @@ type pipeRig struct {
 	stub    *toxics.ToxicStub
 	wrapper *toxics.ToxicWrapper
 
+	inClosed bool
+	removed  bool // Cleanup ran: no Pipe runs any more
+
 	mu     sync.Mutex
 	got    []byte
 	closed bool
@@ -69,12 +72,16 @@ func newPipeRig(t *testing.T, spec Spec) *pipeRig {
 	}()
 	r.run()
 	t.Cleanup(func() {
-		if !r.stub.Closed() {
-			r.stub.InterruptToxic()
-			close(r.in)
+		// The sender goes away; a running Pipe closes the stub then.
+		r.closeInput()
+		if r.removed && !r.stub.Closed() {
 			r.stub.Close()
 		}
-		<-r.done
+		select {
+		case <-r.done:
+		case <-time.After(10 * time.Second):
+			t.Error("the toxic never closed its output after its input closed")
+		}
 	})
 	return r
 }
@@ -87,6 +94,13 @@ func (r *pipeRig) notify() {
 }
 
 func (r *pipeRig) run() { go r.stub.Run(r.wrapper) }
+
+func (r *pipeRig) closeInput() {
+	if !r.inClosed {
+		r.inClosed = true
+		close(r.in)
+	}
+}
 
 func (r *pipeRig) send(chunks ...[]byte) {
 	for _, c := range chunks {
@@ -295,6 +309,7 @@ func TestRemovalFlushesWhatIsHeld(t *testing.T) {
 	if !r.stub.InterruptToxic() {
 		t.Fatal("stub closed")
 	}
+	r.removed = true
 	go r.toxic.Cleanup(r.stub)
 	r.waitForBytes(bytes.Join([][]byte{a, b, c[:3]}, nil))
 	if s := r.toxic.Status(); s.Holding != 0 || s.HeldBytes != 0 {
@@ -307,7 +322,7 @@ func TestHoldDiscardsWhatASenderThatWentAwayLeft(t *testing.T) {
 	r := newPipeRig(t, Spec{Action: ActionHold, APIKey: 27})
 	r.send(a, b)
 	waitStatus(t, r.toxic, "b held", func(s Status) bool { return s.HeldBytes == int64(len(b)) })
-	close(r.in)
+	r.closeInput()
 	r.waitFor("the connection closed", func(_ []byte, closed bool) bool { return closed })
 	if got, _ := r.output(); !bytes.Equal(got, a) {
 		t.Errorf("forwarded %d bytes, want only the %d before the hold", len(got), len(a))
@@ -345,7 +360,7 @@ func TestResetClosesTheConnectionAtTheFrame(t *testing.T) {
 	// The sender's further bytes are read and thrown away, so nothing
 	// before the toxic blocks, until the sender's side closes.
 	r.send(b[20:], c)
-	close(r.in)
+	r.closeInput()
 	if s := r.toxic.Status(); s.Fired != 1 {
 		t.Errorf("status: %+v", s)
 	}
