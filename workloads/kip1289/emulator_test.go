@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"net"
 	"sync"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/sharechaos/sharechaos/workloads/kip1289/internal/connhook"
 	"github.com/sharechaos/sharechaos/workloads/kip1289/wire"
 )
 
@@ -44,13 +44,10 @@ func newEmulator(keys APIKeys) *emulator {
 	return &emulator{keys: keys.orDefault(), failPart: make(map[int32]int16)}
 }
 
+// dial is the kgo.Dialer that puts the emulator on every connection.
 func (em *emulator) dial(ctx context.Context, network, host string) (net.Conn, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, network, host)
-	if err != nil {
-		return nil, err
-	}
-	return &emuConn{Conn: c, em: em, pending: make(map[int32]pendingResp)}, nil
+	d := &connhook.Dialer{Hooks: connhook.Hooks{Request: em.request, Response: em.response}}
+	return d.Dial(ctx, network, host)
 }
 
 func (em *emulator) seen() ([]wire.AddShareAcksToTxnRequest, []wire.TxnShareAcknowledgeRequest) {
@@ -65,72 +62,20 @@ func (em *emulator) failPartition(p int32, code int16) {
 	em.failPart[p] = code
 }
 
-type pendingKind int
-
-const (
-	pendingAPIVersions pendingKind = iota + 1
-	pendingReplace
-)
-
-type pendingResp struct {
-	kind    pendingKind
-	version int16
-	body    []byte // pendingReplace: the flexible response body
-}
-
-type emuConn struct {
-	net.Conn
-	em *emulator
-
-	wmu  sync.Mutex
-	wbuf []byte
-
-	rbuf []byte // reader side only (kgo reads from one goroutine)
-
-	mu      sync.Mutex
-	pending map[int32]pendingResp
-}
-
-func (c *emuConn) Write(p []byte) (int, error) {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	c.wbuf = append(c.wbuf, p...)
-	for len(c.wbuf) >= 4 {
-		size := int(binary.BigEndian.Uint32(c.wbuf))
-		if len(c.wbuf) < 4+size {
-			break
-		}
-		frame, err := c.rewrite(c.wbuf[4 : 4+size])
-		if err != nil {
-			return 0, err
-		}
-		out := binary.BigEndian.AppendUint32(nil, uint32(len(frame)))
-		if _, err := c.Conn.Write(append(out, frame...)); err != nil {
-			return 0, err
-		}
-		c.wbuf = c.wbuf[4+size:]
-	}
-	return len(p), nil
-}
-
-func (c *emuConn) rewrite(frame []byte) ([]byte, error) {
-	key := int16(binary.BigEndian.Uint16(frame[0:]))
-	version := int16(binary.BigEndian.Uint16(frame[2:]))
-	corr := int32(binary.BigEndian.Uint32(frame[4:]))
+// request rewrites the two RPCs into requests kfake knows.
+func (em *emulator) request(h connhook.Header, frame []byte) ([]byte, error) {
 	cidLen := int(int16(binary.BigEndian.Uint16(frame[8:])))
 	hdr := frame[:10+max(cidLen, 0)] // key, version, corr, client id
-	switch key {
-	case 18:
-		c.expect(corr, pendingResp{kind: pendingAPIVersions, version: version})
-		return frame, nil
-	case c.em.keys.AddShareAcksToTxn:
+	body := frame[len(hdr)+1:]       // +1: the flexible header's empty tags
+	switch h.Key {
+	case em.keys.AddShareAcksToTxn:
 		var req wire.AddShareAcksToTxnRequest
-		if err := req.ReadFrom(frame[len(hdr)+1:]); err != nil { // +1: empty header tags
+		if err := req.ReadFrom(body); err != nil {
 			return nil, fmt.Errorf("emulator: %w", err)
 		}
-		c.em.mu.Lock()
-		c.em.adds = append(c.em.adds, req)
-		c.em.mu.Unlock()
+		em.mu.Lock()
+		em.adds = append(em.adds, req)
+		em.mu.Unlock()
 		add := kmsg.NewPtrAddOffsetsToTxnRequest()
 		add.Version = 3
 		add.TransactionalID, add.ProducerID, add.ProducerEpoch, add.Group = req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.GroupID
@@ -139,24 +84,14 @@ func (c *emuConn) rewrite(frame []byte) ([]byte, error) {
 		out = append(out, hdr[4:]...) // corr, client id
 		out = append(out, 0)          // header tags
 		return add.AppendTo(out), nil
-	case c.em.keys.TxnShareAcknowledge:
+	case em.keys.TxnShareAcknowledge:
 		var req wire.TxnShareAcknowledgeRequest
-		if err := req.ReadFrom(frame[len(hdr)+1:]); err != nil {
+		if err := req.ReadFrom(body); err != nil {
 			return nil, fmt.Errorf("emulator: %w", err)
 		}
-		resp := wire.TxnShareAcknowledgeResponse{}
-		c.em.mu.Lock()
-		c.em.acks = append(c.em.acks, req)
-		for _, t := range req.Topics {
-			rt := wire.TxnShareAcknowledgeResponseTopic{TopicID: t.TopicID}
-			for _, p := range t.Partitions {
-				rt.Partitions = append(rt.Partitions, wire.TxnShareAcknowledgeResponsePartition{
-					Partition: p.Partition, ErrorCode: c.em.failPart[p.Partition]})
-			}
-			resp.Topics = append(resp.Topics, rt)
-		}
-		c.em.mu.Unlock()
-		c.expect(corr, pendingResp{kind: pendingReplace, body: resp.AppendTo(nil)})
+		em.mu.Lock()
+		em.acks = append(em.acks, req)
+		em.mu.Unlock()
 		out := binary.BigEndian.AppendUint16(nil, 18)
 		out = binary.BigEndian.AppendUint16(out, 0)
 		return append(out, hdr[4:]...), nil // ApiVersions v0: no tags, empty body
@@ -164,53 +99,39 @@ func (c *emuConn) rewrite(frame []byte) ([]byte, error) {
 	return frame, nil
 }
 
-func (c *emuConn) expect(corr int32, p pendingResp) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.pending[corr] = p
-}
-
-func (c *emuConn) Read(p []byte) (int, error) {
-	if len(c.rbuf) == 0 {
-		var size [4]byte
-		if _, err := io.ReadFull(c.Conn, size[:]); err != nil {
-			return 0, err
+// response adds the keys to ApiVersions and answers TxnShareAcknowledge in
+// place of the ApiVersions v0 that stood in for it.
+func (em *emulator) response(h connhook.Header, payload []byte) ([]byte, error) {
+	switch h.Key {
+	case em.keys.TxnShareAcknowledge:
+		var req wire.TxnShareAcknowledgeRequest
+		em.mu.Lock()
+		req = em.acks[len(em.acks)-1] // answers come in request order on one connection
+		resp := wire.TxnShareAcknowledgeResponse{}
+		for _, t := range req.Topics {
+			rt := wire.TxnShareAcknowledgeResponseTopic{TopicID: t.TopicID}
+			for _, p := range t.Partitions {
+				rt.Partitions = append(rt.Partitions, wire.TxnShareAcknowledgeResponsePartition{
+					Partition: p.Partition, ErrorCode: em.failPart[p.Partition]})
+			}
+			resp.Topics = append(resp.Topics, rt)
 		}
-		payload := make([]byte, binary.BigEndian.Uint32(size[:]))
-		if _, err := io.ReadFull(c.Conn, payload); err != nil {
-			return 0, err
-		}
-		payload = c.transform(payload)
-		c.rbuf = append(binary.BigEndian.AppendUint32(nil, uint32(len(payload))), payload...)
-	}
-	n := copy(p, c.rbuf)
-	c.rbuf = c.rbuf[n:]
-	return n, nil
-}
-
-func (c *emuConn) transform(payload []byte) []byte {
-	corr := int32(binary.BigEndian.Uint32(payload))
-	c.mu.Lock()
-	p, ok := c.pending[corr]
-	delete(c.pending, corr)
-	c.mu.Unlock()
-	switch {
-	case !ok:
-		return payload
-	case p.kind == pendingReplace:
+		em.mu.Unlock()
 		out := append([]byte(nil), payload[:4]...)
 		out = append(out, 0) // flexible response header: empty tags
-		return append(out, p.body...)
+		return resp.AppendTo(out), nil
+	case 18:
+		resp := kmsg.NewPtrApiVersionsResponse()
+		resp.Version = h.Version
+		if err := resp.ReadFrom(payload[4:]); err != nil || resp.ErrorCode != 0 {
+			return payload, nil
+		}
+		for _, key := range em.keys.list() {
+			k := kmsg.NewApiVersionsResponseApiKey()
+			k.ApiKey, k.MinVersion, k.MaxVersion = key, 0, 0
+			resp.ApiKeys = append(resp.ApiKeys, k)
+		}
+		return resp.AppendTo(append([]byte(nil), payload[:4]...)), nil
 	}
-	resp := kmsg.NewPtrApiVersionsResponse()
-	resp.Version = p.version
-	if err := resp.ReadFrom(payload[4:]); err != nil || resp.ErrorCode != 0 {
-		return payload
-	}
-	for _, key := range c.em.keys.list() {
-		k := kmsg.NewApiVersionsResponseApiKey()
-		k.ApiKey, k.MinVersion, k.MaxVersion = key, 0, 0
-		resp.ApiKeys = append(resp.ApiKeys, k)
-	}
-	return resp.AppendTo(append([]byte(nil), payload[:4]...))
+	return payload, nil
 }
