@@ -112,8 +112,8 @@ func TestScannerFindsFramesWhateverTheChunking(t *testing.T) {
 	stream := bytes.Join(frames, nil)
 	r := rand.New(rand.NewPCG(1, 2))
 	cases := map[string][][]byte{
-		"merged in one chunk": {stream},
-		"byte by byte":        splitEvery(stream, 1),
+		"merged in one chunk":           {stream},
+		"byte by byte":                  splitEvery(stream, 1),
 		"11 bytes (less than a header)": splitEvery(stream, requestHeaderLen-1),
 		"13 bytes":                      splitEvery(stream, requestHeaderLen+1),
 		"one chunk per frame":           frames,
@@ -178,11 +178,11 @@ func TestScannerPassesAStreamThatIsNotKafka(t *testing.T) {
 
 func TestParseHeaderRefusesWhatCannotBeKafka(t *testing.T) {
 	cases := map[string][]byte{
-		"short":            requestFrame(0, 0, 1, 0)[:11],
+		"short":             requestFrame(0, 0, 1, 0)[:11],
 		"size below header": {0, 0, 0, 7, 0, 1, 0, 1, 0, 0, 0, 1},
-		"size past 1 GiB":  {0x7f, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1},
-		"negative key":     {0, 0, 0, 8, 0xff, 0xfe, 0, 1, 0, 0, 0, 1},
-		"negative version": {0, 0, 0, 8, 0, 1, 0x80, 0, 0, 0, 0, 1},
+		"size past 1 GiB":   {0x7f, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1},
+		"negative key":      {0, 0, 0, 8, 0xff, 0xfe, 0, 1, 0, 0, 0, 1},
+		"negative version":  {0, 0, 0, 8, 0, 1, 0x80, 0, 0, 0, 0, 1},
 	}
 	for name, b := range cases {
 		if h, err := ParseHeader(Requests, b); err == nil {
