@@ -38,6 +38,8 @@ type NativeConfig struct {
 	// consumer does not (NativeWorkloadSupported), so NewNativeAcker refuses
 	// without it; tests that drive the acker by hand set it.
 	ConsumerLeavesAcks bool
+	// OnClose, if set, runs at Close (e.g. to close the client Metadata uses).
+	OnClose func()
 }
 
 // NativeAcker is the native realization of ctp.TxnAcker: the batch's ACCEPTs
@@ -100,4 +102,9 @@ func (*NativeAcker) Validate(context.Context, ctp.Txn, []*kgo.Record) ([]*kgo.Re
 	return nil, nil
 }
 
-func (a *NativeAcker) Close() { clear(a.senders) }
+func (a *NativeAcker) Close() {
+	clear(a.senders)
+	if a.cfg.OnClose != nil {
+		a.cfg.OnClose()
+	}
+}
