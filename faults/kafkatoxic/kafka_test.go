@@ -341,3 +341,44 @@ func TestCapturedEndTxnReplayedLate(t *testing.T) {
 	}
 	t.Logf("replay after a newer transaction: %v", kerr.ErrorForCode(resp.ErrorCode))
 }
+
+// TestHeldRequestOfAClosedSenderNeverArrives is case 4's guarantee: when the
+// sender dies while its request is held (the coordinator SIGKILLed with its
+// WriteTxnMarkers held), the request must not reach the broker afterwards.
+func TestHeldRequestOfAClosedSenderNeverArrives(t *testing.T) {
+	r := newKafkaRig(t)
+	ctx := testContext(t)
+	cl := r.client(t)
+	if err := cl.ProduceSync(ctx, kgo.StringRecord("warm")).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	toxic := addToxic(t, r.proxy, Spec{Action: ActionHold, APIKey: 0})
+	done := make(chan error, 1)
+	go func() { done <- cl.ProduceSync(ctx, kgo.StringRecord("held")).FirstErr() }()
+	if err := toxic.WaitFired(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cl.Close() // the sender goes away with its request held
+	if err := <-done; err == nil {
+		t.Fatal("the held produce succeeded after its client closed")
+	}
+	waitStatus(t, toxic, "the held bytes discarded", func(s Status) bool { return s.DiscardedBytes > 0 && s.Holding == 0 })
+	toxic.Release()
+
+	// Only the first record is in the log.
+	check := r.client(t)
+	req := kmsg.NewPtrListOffsetsRequest()
+	tp := kmsg.NewListOffsetsRequestTopic()
+	tp.Topic = topic
+	part := kmsg.NewListOffsetsRequestTopicPartition()
+	part.Timestamp = -1 // the end offset
+	tp.Partitions = append(tp.Partitions, part)
+	req.Topics = append(req.Topics, tp)
+	resp, err := check.Request(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end := resp.(*kmsg.ListOffsetsResponse).Topics[0].Partitions[0].Offset; end != 1 {
+		t.Errorf("end offset %d, want 1: the held produce reached the broker", end)
+	}
+}
