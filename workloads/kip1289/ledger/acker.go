@@ -186,7 +186,9 @@ func (a *Acker) Validate(ctx context.Context, txn ctp.Txn, batch []*kgo.Record) 
 	}
 	if pos := a.log.Position(); pos > own {
 		// Only our transaction ending lets a read_committed read pass our
-		// own entry: it was aborted (e.g. timed out) under us.
+		// own entry: it was aborted (e.g. timed out) under us. Seen only when
+		// a fetch happens to span past the entry; the commit would fail
+		// anyway, this just says why sooner.
 		return nil, fmt.Errorf("ledger validate %s: read passed our own entry at %d (now %d): our transaction is no longer open", key, own, pos)
 	}
 	a.mu.Lock()
