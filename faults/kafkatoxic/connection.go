@@ -152,20 +152,25 @@ func (t *Toxic) Pipe(stub *toxics.ToxicStub) {
 // no longer acts), so a hold released by removal loses nothing.
 func (t *Toxic) Cleanup(stub *toxics.ToxicStub) {
 	cs := t.state(stub)
-	var rest []*stream.StreamChunk
-	rest = append(rest, cs.out[cs.outPos:]...)
-	if p := cs.scan.pending(); len(p) > 0 {
-		rest = append(rest, &stream.StreamChunk{Data: append([]byte(nil), p...), Timestamp: cs.stashAt})
+	rest := append([]*stream.StreamChunk(nil), cs.out[cs.outPos:]...)
+	// The tail of a frame being dropped would reach the receiver without its
+	// head and break its framing, and a reset frame must not pass: in both
+	// cases the connection ends after what was ready to go. A sender that
+	// closed gets everything forwarded, then the connection ends too.
+	cut := (cs.dropping && cs.scan.remaining > 0) || cs.reset
+	end := cut || cs.inputDone
+	if !cut {
+		if p := cs.scan.pending(); len(p) > 0 {
+			rest = append(rest, &stream.StreamChunk{Data: append([]byte(nil), p...), Timestamp: cs.stashAt})
+		}
+		rest = append(rest, cs.held...)
+	} else {
+		t.discarded.Add(chunkBytes(cs.held))
 	}
-	rest = append(rest, cs.held...)
 	if cs.gateClosed {
 		t.holding.Add(-1)
 	}
 	t.heldBytes.Add(-chunkBytes(cs.held))
-	// The tail of a frame being dropped would reach the receiver without its
-	// head and break its framing; a reset never completed; the sender is
-	// gone: in each case the connection ends here.
-	end := (cs.dropping && cs.scan.remaining > 0) || cs.reset || cs.inputDone
 	// The stub is done with this toxic; nothing reads the state again.
 	*cs = connState{}
 

@@ -52,6 +52,21 @@
 // HTTP API, GET /proxies/{proxy}/toxics/{name} returns the same status under
 // the attributes' "status" key (ParseShown reads it).
 //
+// # Caveats
+//
+//   - A toxic added while a frame is half-way through a connection starts
+//     parsing in the middle of that frame. Such a connection usually shows a
+//     size or key that cannot be Kafka's and is passed through unparsed from
+//     then on (Status.Desynced); add toxics while the links are idle, as
+//     inter-broker and client links mostly are between requests.
+//   - Nth counts across connections, so a retry on a new connection is the
+//     next occurrence: to hold WriteTxnMarkers through a coordinator's
+//     request timeout and reconnect, hold every occurrence (Nth 0).
+//   - A replayed EndTxn right after its own commit is a retry by KIP-890's
+//     rules (epoch one behind, same outcome) and succeeds; it is fenced
+//     (PRODUCER_FENCED on kfake) once a newer transaction of that producer
+//     began or ended. late-endtxn must replay after that.
+//
 // # Contract with toxiproxy
 //
 // Pipe returns promptly on stub.Interrupt without losing data: its bytes in

@@ -421,3 +421,22 @@ func TestAttributes(t *testing.T) {
 		t.Errorf("ParseShown(%s) = %+v, %+v, %v", shown, got, status, err)
 	}
 }
+
+func TestRemovalInTheMiddleOfADroppedFrameEndsTheConnection(t *testing.T) {
+	a, b := requestFrame(18, 3, 1, 20), requestFrame(0, 9, 2, 5000)
+	r := newPipeRig(t, Spec{Action: ActionDrop, APIKey: 0})
+	r.send(a, b[:1000])
+	r.waitForBytes(a)
+	waitStatus(t, r.toxic, "the drop", func(s Status) bool { return s.Fired == 1 })
+	if !r.stub.InterruptToxic() {
+		t.Fatal("stub closed")
+	}
+	r.removed = true
+	r.toxic.Cleanup(r.stub)
+	// The rest of b must not reach the receiver without its head.
+	r.send(b[1000:])
+	r.waitFor("the connection closed", func(_ []byte, closed bool) bool { return closed })
+	if got, _ := r.output(); !bytes.Equal(got, a) {
+		t.Errorf("forwarded %d bytes, want only the %d before the dropped frame", len(got), len(a))
+	}
+}
