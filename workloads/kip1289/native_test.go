@@ -89,7 +89,7 @@ func TestSendShareAcksRefusedOnBrokerWithoutKIP1289(t *testing.T) {
 		t.Fatal(err)
 	}
 	acks, _ := FromRecords(recs("in", 0, 1, 2), AckAccept)
-	err := SendShareAcksToTransaction(ctx, producer, acks, group, keys)
+	err := SendShareAcksToTransaction(ctx, producer, acks, group)
 	var ue *UnsupportedError
 	if !errors.As(err, &ue) || len(ue.Missing) != 2 {
 		t.Fatalf("send: %v, want UnsupportedError naming both APIs", err)
@@ -217,7 +217,7 @@ func TestSendShareAcksOutsideTransaction(t *testing.T) {
 	producer := e.producer(t, "t-outside")
 	acks, _ := FromRecords(recs("in", 0, 1), AckAccept)
 
-	err := SendShareAcksToTransaction(ctx, producer, acks, group, e.keys)
+	err := SendShareAcksToTransaction(ctx, producer, acks, group, WithAPIKeys(e.keys))
 	if !errors.Is(err, ErrNoTransaction) {
 		t.Fatalf("no transaction begun: %v, want ErrNoTransaction", err)
 	}
@@ -226,7 +226,7 @@ func TestSendShareAcksOutsideTransaction(t *testing.T) {
 	if err := producer.BeginTransaction(); err != nil {
 		t.Fatalf("the probe left kgo in a transaction: %v", err)
 	}
-	err = SendShareAcksToTransaction(ctx, producer, acks, group, e.keys)
+	err = SendShareAcksToTransaction(ctx, producer, acks, group, WithAPIKeys(e.keys))
 	if !errors.Is(err, ErrNothingProduced) {
 		t.Fatalf("nothing produced: %v, want ErrNothingProduced", err)
 	}
@@ -261,7 +261,7 @@ func TestSendShareAcksFenced(t *testing.T) {
 		t.Fatal(err)
 	}
 	acks, _ := FromRecords(recs("in", 0, 1), AckAccept)
-	err := SendShareAcksToTransaction(ctx, old, acks, group, e.keys)
+	err := SendShareAcksToTransaction(ctx, old, acks, group, WithAPIKeys(e.keys))
 	if !IsFenced(err) || !errors.Is(err, kerr.ProducerFenced) {
 		t.Fatalf("send from a fenced producer: %v, want fenced", err)
 	}

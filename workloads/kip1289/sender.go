@@ -84,11 +84,22 @@ func (s *Sender) SendShareAcksToTransaction(ctx context.Context, acks ShareAckno
 	return nil
 }
 
-// SendShareAcksToTransaction is the one-shot form of Sender's method: it
-// negotiates support and resolves topic ids on every call. Build the producer
-// with keys.ClientOpt(); pass the zero APIKeys for the placeholders.
+// SendOpt configures the one-shot SendShareAcksToTransaction.
+type SendOpt func(*APIKeys)
+
+// WithAPIKeys sends with keys instead of the placeholders (DefaultAPIKeys).
+func WithAPIKeys(keys APIKeys) SendOpt { return func(k *APIKeys) { *k = keys } }
+
+// SendShareAcksToTransaction is the one-shot form of Sender's method (the
+// KIP's producer.sendShareAcksToTransaction): it negotiates support and
+// resolves topic ids on every call, so a loop wants a Sender. Build the
+// producer with APIKeys.ClientOpt().
 func SendShareAcksToTransaction(ctx context.Context, producer *kgo.Client, acks ShareAcknowledgements,
-	md ShareGroupMetadata, keys APIKeys) error {
+	md ShareGroupMetadata, opts ...SendOpt) error {
+	keys := DefaultAPIKeys()
+	for _, o := range opts {
+		o(&keys)
+	}
 	s, err := NewSender(producer, keys)
 	if err != nil {
 		return err
