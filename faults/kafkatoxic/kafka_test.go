@@ -289,7 +289,7 @@ func TestCapturedEndTxnReplayedLate(t *testing.T) {
 	ctx := testContext(t)
 	toxic := addToxic(t, r.proxy, Spec{Action: ActionCapture, APIKey: 26})
 	cl := r.client(t, kgo.TransactionalID("late-endtxn"))
-	commit := func(value string) {
+	begin := func(value string) {
 		t.Helper()
 		if err := cl.BeginTransaction(); err != nil {
 			t.Fatal(err)
@@ -297,6 +297,10 @@ func TestCapturedEndTxnReplayedLate(t *testing.T) {
 		if err := cl.ProduceSync(ctx, kgo.StringRecord(value)).FirstErr(); err != nil {
 			t.Fatal(err)
 		}
+	}
+	commit := func(value string) {
+		t.Helper()
+		begin(value)
 		if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
 			t.Fatal(err)
 		}
@@ -333,18 +337,27 @@ func TestCapturedEndTxnReplayedLate(t *testing.T) {
 	if resp := replay(); resp.ErrorCode != 0 {
 		t.Errorf("replay right after the commit: %v, want no error (a retry)", kerr.ErrorForCode(resp.ErrorCode))
 	}
-	// Once a newer transaction ended, it is a zombie's: fenced by epoch.
-	commit("second")
-	resp := replay()
-	if err := kerr.ErrorForCode(resp.ErrorCode); !errors.Is(err, kerr.ProducerFenced) {
-		t.Errorf("replay after a newer transaction: %v, want %v", err, kerr.ProducerFenced)
+	// Once a newer transaction began, or ended, it is a zombie's: fenced
+	// by epoch.
+	fenced := func(when string) {
+		t.Helper()
+		resp := replay()
+		if err := kerr.ErrorForCode(resp.ErrorCode); !errors.Is(err, kerr.ProducerFenced) {
+			t.Errorf("replay %s: %v, want %v", when, err, kerr.ProducerFenced)
+		}
+		t.Logf("replay %s: %v", when, kerr.ErrorForCode(resp.ErrorCode))
 	}
-	t.Logf("replay after a newer transaction: %v", kerr.ErrorForCode(resp.ErrorCode))
+	begin("second")
+	fenced("while a newer transaction is open")
+	if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatal(err)
+	}
+	fenced("after a newer transaction committed")
+	if s := toxic.Status(); s.Fired != 2 || len(s.Captures) != 2 {
+		t.Errorf("status: %d fired, %d captures, want 2 and 2", s.Fired, len(s.Captures))
+	}
 }
 
-// TestHeldRequestOfAClosedSenderNeverArrives is case 4's guarantee: when the
-// sender dies while its request is held (the coordinator SIGKILLed with its
-// WriteTxnMarkers held), the request must not reach the broker afterwards.
 func TestHeldRequestOfAClosedSenderNeverArrives(t *testing.T) {
 	r := newKafkaRig(t)
 	ctx := testContext(t)
