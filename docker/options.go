@@ -31,7 +31,7 @@ type Options struct {
 	// reads /mnt/shared/config/server.properties and CLUSTER_ID like ours.
 	KafkaImage string
 	// ToxiproxyImage runs the proxies (default $SHARECHAOS_TOXIPROXY_IMAGE,
-	// else DefaultToxiproxyImage); the upstream ghcr.io/shopify/toxiproxy
+	// else DefaultToxiproxyImage); the upstream Shopify toxiproxy
 	// image works too, without our extra toxics.
 	ToxiproxyImage string
 	// BrokerHeap is each broker's KAFKA_HEAP_OPTS (default "-Xms256m -Xmx512m").

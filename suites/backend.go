@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sharechaos/sharechaos/docker"
 	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/internal/cluster/embedded"
 )
@@ -18,17 +19,6 @@ type backendChoice struct {
 	why  string
 }
 
-// dockerAvailable is set by the container backend's wiring (docker.go), so that
-// this file builds without it.
-var dockerAvailable = func(ctx context.Context) (bool, string) {
-	return false, "the container backend is not built into this binary"
-}
-
-// startDocker is set by the container backend's wiring (docker.go).
-var startDocker = func(ctx context.Context, o *Options, runID, dir string) (cluster.Cluster, error) {
-	return nil, fmt.Errorf("start docker backend: not built into this binary")
-}
-
 func chooseBackend(ctx context.Context, o *Options) backendChoice {
 	switch o.Backend {
 	case "embedded":
@@ -36,7 +26,7 @@ func chooseBackend(ctx context.Context, o *Options) backendChoice {
 	case "docker":
 		return backendChoice{"docker", "asked for with --backend docker"}
 	}
-	if ok, why := dockerAvailable(ctx); ok {
+	if ok, why := docker.Available(ctx); ok {
 		return backendChoice{"docker", "auto: " + why}
 	} else {
 		return backendChoice{"embedded", "auto: no usable Docker backend (" + why + "); using the embedded kfake cluster"}
@@ -45,7 +35,19 @@ func chooseBackend(ctx context.Context, o *Options) backendChoice {
 
 func startBackend(ctx context.Context, o *Options, b backendChoice, runID, dir string) (cluster.Cluster, error) {
 	if b.name == "docker" {
-		return startDocker(ctx, o, runID, dir)
+		c, err := docker.Start(ctx, docker.Options{
+			Brokers: o.Brokers,
+			RunID:   "sc-" + runID,
+			LogDir:  filepath.Join(dir, "broker-logs"),
+			Logger:  o.Log,
+		})
+		if err != nil {
+			if c != nil {
+				_ = c.Close(context.WithoutCancel(ctx))
+			}
+			return nil, fmt.Errorf("start docker cluster: %w", err)
+		}
+		return c, nil
 	}
 	c, err := embedded.Start(ctx, embedded.Options{
 		Brokers: o.Brokers,

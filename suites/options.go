@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
 
 // Options is one run's settings. Zero fields take the defaults below.
@@ -32,6 +33,9 @@ type Options struct {
 	// TxnAcks is auto | ledger | native; OnUnsupported is fail | fallback.
 	TxnAcks       string
 	OnUnsupported string
+	// KIP1289Keys are the API keys of the KIP's RPCs (unallocated upstream:
+	// the defaults are placeholders).
+	KIP1289Keys kip1289.APIKeys
 	// Lock is the acquisition lock; TxnTimeout the producers' transaction
 	// timeout (shorter than the lock).
 	Lock       time.Duration
@@ -153,6 +157,9 @@ func (o *Options) Validate() error {
 	}
 	if o.TxnTimeout >= o.Lock {
 		return usagef("--txn-timeout %s must be shorter than --lock %s (ORACLE.md: a transaction must not outlive its records' locks)", o.TxnTimeout, o.Lock)
+	}
+	if err := o.KIP1289Keys.Validate(); err != nil {
+		return usagef("--kip1289-keys: %v", err)
 	}
 	if _, err := o.scenarios(); err != nil {
 		return err

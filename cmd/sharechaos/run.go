@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/suites"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
 
 const runHelp = `Usage: sharechaos run [flags]
@@ -60,6 +62,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.Repeats, "repeats", 1, "run every cell this many times")
 	fs.StringVar(&o.TxnAcks, "txn-acks", "auto", "auto | ledger | native: how the transactional mode puts acks in the transaction")
 	fs.StringVar(&o.OnUnsupported, "on-unsupported", "fail", "fail | fallback: with --txn-acks native on a broker without KIP-1289, fail or run explicit")
+	var keys listFlag
+	fs.Var(&keys, "kip1289-keys", "API keys of AddShareAcksToTxn,TxnShareAcknowledge (unallocated upstream; default 12890,12891, placeholders)")
 	fs.DurationVar(&o.Lock, "lock", suites.DefaultLock, "acquisition lock duration")
 	fs.DurationVar(&o.TxnTimeout, "txn-timeout", 0, "transaction timeout, shorter than --lock (default: 2/3 of --lock)")
 	fs.DurationVar(&o.DrainTimeout, "drain-timeout", suites.DefaultDrainTimeout, "how long to wait for the share group to finish the input")
@@ -73,6 +77,14 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "sharechaos run: unexpected argument %q (flags only; see --help)\n", fs.Arg(0))
 		return verdict.ExitUsage
+	}
+	if len(keys) > 0 {
+		k, err := parseKeys(keys)
+		if err != nil {
+			fmt.Fprintf(stderr, "sharechaos run: --kip1289-keys: %v\n", err)
+			return verdict.ExitUsage
+		}
+		o.KIP1289Keys = k
 	}
 	o.Scenarios = scenarios
 	for _, m := range modes {
@@ -110,4 +122,20 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// parseKeys reads --kip1289-keys: two API keys.
+func parseKeys(vals []string) (kip1289.APIKeys, error) {
+	if len(vals) != 2 {
+		return kip1289.APIKeys{}, fmt.Errorf("want two keys (AddShareAcksToTxn,TxnShareAcknowledge), got %d", len(vals))
+	}
+	var ks [2]int16
+	for i, v := range vals {
+		n, err := strconv.ParseInt(v, 10, 16)
+		if err != nil {
+			return kip1289.APIKeys{}, fmt.Errorf("key %q: %w", v, err)
+		}
+		ks[i] = int16(n)
+	}
+	return kip1289.APIKeys{AddShareAcksToTxn: ks[0], TxnShareAcknowledge: ks[1]}, nil
 }

@@ -34,8 +34,17 @@ func ShareProgress(ctx context.Context, cl *kgo.Client, group, topic string) (st
 		return nil, end, fmt.Errorf("describe share group offsets of %s: %w", group, d.Err)
 	}
 	for p, so := range d.Offsets[topic] {
-		if so.Err == nil && so.StartOffset >= 0 {
-			start[p] = so.StartOffset
+		if so.Err != nil || so.StartOffset < 0 {
+			continue
+		}
+		start[p] = so.StartOffset
+		// Kafka 4.2 reports the start offset one acknowledged batch late when
+		// that batch ends at the log end (seen: start 20, lag 0 after all 30
+		// records of a partition were accepted, and it stays so while idle).
+		// Its lag (KIP-1226; 0 means nothing left to deliver or acknowledge)
+		// is exact, so a partition with lag 0 is done up to its end offset.
+		if so.Lag == 0 && end[p] > so.StartOffset {
+			start[p] = end[p]
 		}
 	}
 	return start, end, nil
