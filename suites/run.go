@@ -32,7 +32,8 @@ func Run(ctx context.Context, o Options) (reports.Result, error) {
 	if o.Out == "" {
 		o.Out = filepath.Join("runs", started.Format("20060102-150405")+"-"+strconv.FormatInt(o.Seed, 10))
 	}
-	if err := prepareOut(o.Out); err != nil {
+	created, err := prepareOut(o.Out)
+	if err != nil {
 		return reports.Result{ExitCode: verdict.ExitUsage}, err
 	}
 	runID := runIDFrom(o.Seed, started)
@@ -48,10 +49,16 @@ func Run(ctx context.Context, o Options) (reports.Result, error) {
 			Reason: err.Error(), Anomalies: map[string]verdict.Found{}})
 		return finish(o, res, started), nil
 	}
-	defer func() { _ = c.Close(context.WithoutCancel(ctx)) }()
+	closeCluster := func() { _ = c.Close(context.WithoutCancel(ctx)) }
+	defer closeCluster()
 
 	plans, err := planCells(ctx, &o, c)
 	if err != nil {
+		// Nothing was run: leave nothing behind (the broker log included).
+		closeCluster()
+		if created {
+			_ = os.RemoveAll(o.Out)
+		}
 		return reports.Result{ExitCode: verdict.ExitUsage}, err
 	}
 	for _, p := range plans {
@@ -140,19 +147,22 @@ func planCells(ctx context.Context, o *Options, c cluster.Cluster) ([]cellPlan, 
 	return plans, nil
 }
 
-func prepareOut(dir string) error {
+// prepareOut makes the run directory; created says whether it did not exist.
+func prepareOut(dir string) (created bool, err error) {
 	entries, err := os.ReadDir(dir)
 	switch {
 	case err == nil && len(entries) > 0:
-		return usagef("--out %s: the directory exists and is not empty (a run never mixes with another's files)", dir)
-	case err == nil, os.IsNotExist(err):
+		return false, usagef("--out %s: the directory exists and is not empty (a run never mixes with another's files)", dir)
+	case err == nil:
+	case os.IsNotExist(err):
+		created = true
 	default:
-		return usagef("--out %s: %v", dir, err)
+		return false, usagef("--out %s: %v", dir, err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usagef("--out %s: %v", dir, err)
+		return false, usagef("--out %s: %v", dir, err)
 	}
-	return nil
+	return created, nil
 }
 
 func randomSeed() int64 {

@@ -41,7 +41,7 @@ func decideTransactional(ctx context.Context, o *Options, c cluster.Cluster) (tx
 	}
 	d, err := kip1289.Resolve(kip1289.Choice(o.TxnAcks), kip1289.OnUnsupported(o.OnUnsupported), support)
 	if err != nil {
-		return txnDecision{}, usagef("--txn-acks %s: %v", o.TxnAcks, err)
+		return txnDecision{}, &UsageError{Msg: err.Error()}
 	}
 	return txnDecision{mode: ctp.AckMode(d.Mode), realization: d.Realization, warning: d.Warning}, nil
 }
