@@ -25,6 +25,7 @@ func (w *Worker) step(ctx context.Context) error {
 		return nil
 	}
 	w.batches++
+	w.last.Records = len(batch)
 	w.event(history.Event{Type: history.OK, F: history.FPoll, Records: recs(batch)})
 
 	if w.acker != nil {
@@ -101,7 +102,8 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 			w.event(history.Event{Type: history.Fail, F: history.FTxnAcks, Txn: w.txnSeq, Error: err.Error()})
 			return w.abort(ctx, batch, "acks into the transaction failed: "+err.Error())
 		}
-		w.event(history.Event{Type: history.OK, F: history.FTxnAcks, Txn: w.txnSeq, Records: recs(batch), DurNS: since(ackStart)})
+		w.last.TxnAcks = time.Since(ackStart)
+		w.event(history.Event{Type: history.OK, F: history.FTxnAcks, Txn: w.txnSeq, Records: recs(batch), DurNS: w.last.TxnAcks.Nanoseconds()})
 		if w.armedAt(PointAfterAcks) {
 			w.fire(PointAfterAcks)
 		}
@@ -150,6 +152,7 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 		e.Error = err.Error()
 	}
 	w.event(e)
+	w.last.Outcome, w.last.Commit, w.last.Total = outcome, time.Duration(e.DurNS), time.Since(txnStart)
 
 	switch outcome {
 	case history.OK:
@@ -157,7 +160,7 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 			w.fire(PointAfterCommit)
 		}
 		if w.cfg.Mode != Implicit {
-			w.ack(ctx, kgo.AckAccept, batch)
+			w.last.Ack = w.ack(ctx, kgo.AckAccept, batch)
 		}
 		return nil
 	default:
@@ -212,9 +215,9 @@ func (w *Worker) abortOnly(ctx context.Context, why string) error {
 
 // ack marks records with status and flushes the acks synchronously, so the
 // ack event records a completed round trip (share_ack_duration).
-func (w *Worker) ack(ctx context.Context, status kgo.AckStatus, batch []*kgo.Record) {
+func (w *Worker) ack(ctx context.Context, status kgo.AckStatus, batch []*kgo.Record) time.Duration {
 	if len(batch) == 0 {
-		return
+		return 0
 	}
 	name := map[kgo.AckStatus]string{kgo.AckAccept: history.AckAccept, kgo.AckRelease: history.AckRelease,
 		kgo.AckReject: history.AckReject, kgo.AckRenew: history.AckRenew}[status]
@@ -225,9 +228,11 @@ func (w *Worker) ack(ctx context.Context, status kgo.AckStatus, batch []*kgo.Rec
 	defer cancel()
 	if err := w.consumer.FlushAcks(fctx); err != nil {
 		w.event(history.Event{Type: history.Info, F: history.FAck, Ack: name, Records: recs(batch), Error: err.Error(), DurNS: since(start)})
-		return
+		return time.Since(start)
 	}
-	w.event(history.Event{Type: history.OK, F: history.FAck, Ack: name, Records: recs(batch), DurNS: since(start)})
+	d := time.Since(start)
+	w.event(history.Event{Type: history.OK, F: history.FAck, Ack: name, Records: recs(batch), DurNS: d.Nanoseconds()})
+	return d
 }
 
 func without(batch, drop []*kgo.Record) []*kgo.Record {

@@ -11,7 +11,7 @@ import (
 // realizations (KIP-1289's native RPCs, or the ledger on brokers without them)
 // live in workloads/kip1289; the loop calls them in this order per batch:
 //
-//	poll -> PreCheck -> begin -> produce outputs -> AddAcks -> flush ->
+//	poll -> PreCheck -> begin -> produce outputs -> flush -> AddAcks ->
 //	Validate -> commit (or abort) -> ACCEPT / RELEASE as the outcome says
 //
 // The loop owns the producer, the consumer, the history and every

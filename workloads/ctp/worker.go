@@ -33,6 +33,8 @@ type Worker struct {
 
 	breaker  *linkBreaker
 
+	last    StepResult
+
 	batches int   // non-empty batches seen
 	txnSeq  int64 // transactions begun
 }
@@ -41,31 +43,13 @@ type Worker struct {
 // transaction is aborted and the last batch released), or it crashes itself at
 // its armed point. newAcker is required in transactional mode.
 func RunWorker(ctx context.Context, cfg WorkerConfig, newAcker NewTxnAcker) (err error) {
-	cfg.defaults()
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
-	rec, err := history.Create(cfg.HistoryPath, cfg.Name())
+	w, err := NewWorker(ctx, cfg, newAcker)
 	if err != nil {
 		return err
 	}
-	defer rec.Close()
-	w := &Worker{cfg: cfg, rec: rec, newAcker: newAcker, breaker: newLinkBreaker()}
-	w.event(history.Event{Type: history.Info, F: history.FStart, Realization: cfg.Realization,
-		Attrs: map[string]string{"mode": string(cfg.Mode), "pid": strconv.Itoa(os.Getpid()), "transactional_id": cfg.TransactionalID}})
-	defer func() {
-		w.close()
-		e := history.Event{Type: history.Info, F: history.FStop}
-		if err != nil {
-			e.Error = err.Error()
-		}
-		w.event(e)
-	}()
-	if err := w.open(ctx); err != nil {
-		return err
-	}
+	defer func() { w.Close(err) }()
 	for ctx.Err() == nil {
-		if err := w.step(ctx); err != nil {
+		if _, err := w.Step(ctx); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -73,6 +57,60 @@ func RunWorker(ctx context.Context, cfg WorkerConfig, newAcker NewTxnAcker) (err
 		}
 	}
 	return nil
+}
+
+// NewWorker opens a worker's clients and history. The caller drives it with
+// Step (a benchmark paces Step on its own schedule) and must Close it.
+func NewWorker(ctx context.Context, cfg WorkerConfig, newAcker NewTxnAcker) (*Worker, error) {
+	cfg.defaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	rec, err := history.Create(cfg.HistoryPath, cfg.Name())
+	if err != nil {
+		return nil, err
+	}
+	w := &Worker{cfg: cfg, rec: rec, newAcker: newAcker, breaker: newLinkBreaker()}
+	w.event(history.Event{Type: history.Info, F: history.FStart, Realization: cfg.Realization,
+		Attrs: map[string]string{"mode": string(cfg.Mode), "pid": strconv.Itoa(os.Getpid()), "transactional_id": cfg.TransactionalID}})
+	if err := w.open(ctx); err != nil {
+		w.Close(err)
+		return nil, err
+	}
+	return w, nil
+}
+
+// StepResult is what one Step did, for benchmarks that measure in process.
+type StepResult struct {
+	// Records is the size of the batch processed; 0 when the poll was empty.
+	Records int
+	// Outcome of the commit: ok, fail or info; "" when no transaction ran
+	// or it was aborted before the commit.
+	Outcome history.Type
+	// Commit is the commit call, Total begin to commit returned, Ack the
+	// non-transactional ack round trip after the commit (explicit and
+	// transactional-ledger), TxnAcks the acks' send into the transaction.
+	Commit, Total, Ack, TxnAcks time.Duration
+}
+
+// Step polls once and, when the poll brought records, processes them in one
+// transaction and acknowledges them as the mode says.
+func (w *Worker) Step(ctx context.Context) (StepResult, error) {
+	w.last = StepResult{}
+	err := w.step(ctx)
+	return w.last, err
+}
+
+// Close closes the worker's clients and writes its stop event; err is why it
+// stopped (nil for a clean stop).
+func (w *Worker) Close(err error) {
+	w.close()
+	e := history.Event{Type: history.Info, F: history.FStop}
+	if err != nil {
+		e.Error = err.Error()
+	}
+	w.event(e)
+	_ = w.rec.Close()
 }
 
 func (w *Worker) open(ctx context.Context) error {
