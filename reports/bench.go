@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sharechaos/sharechaos/internal/verdict"
@@ -39,8 +41,9 @@ type Bench struct {
 	Comparisons []BenchComparison `json:"comparisons"`
 	Thresholds  []ThresholdResult `json:"thresholds,omitempty"`
 	// HarnessOverhead is the suite's own cost: the instrumented loop's
-	// throughput divided by a bare franz-go loop's on the same cluster (1 = free);
-	// 0 when it was not measured.
+	// txn_total_duration p50 divided by a bare franz-go loop's (same cluster,
+	// same schedule, explicit mode; 1 = free, above 1 = the harness adds
+	// latency); 0 when it was not measured.
 	HarnessOverhead float64  `json:"harness_overhead,omitempty"`
 	Notes           []string `json:"notes,omitempty"`
 }
@@ -50,6 +53,11 @@ type BenchRun struct {
 	Mode        string `json:"mode"`
 	Realization string `json:"realization,omitempty"`
 	Batch       int    `json:"batch"`
+	// Partitions and LinkLatency are the sweep point beside the batch size:
+	// the input topic's partitions and the latency toxiproxy added to every
+	// link ("0s": none). Zero values: not swept.
+	Partitions  int    `json:"partitions,omitempty"`
+	LinkLatency string `json:"link_latency,omitempty"`
 	Repeat      int    `json:"repeat"`
 	Seed        int64  `json:"seed"`
 	// Started is when this repeat's load began: time figures start there.
@@ -70,11 +78,14 @@ type BenchRun struct {
 // metric and percentile. The sample of each side is one value per repeat (that
 // repeat's percentile), so n = the number of repeats per mode.
 type BenchComparison struct {
-	Batch      int    `json:"batch"`
-	Metric     string `json:"metric"`
-	Percentile string `json:"percentile"`
-	Baseline   string `json:"baseline"`
-	Candidate  string `json:"candidate"`
+	Batch int `json:"batch"`
+	// Partitions and LinkLatency: the sweep point, as in BenchRun.
+	Partitions  int    `json:"partitions,omitempty"`
+	LinkLatency string `json:"link_latency,omitempty"`
+	Metric      string `json:"metric"`
+	Percentile  string `json:"percentile"`
+	Baseline    string `json:"baseline"`
+	Candidate   string `json:"candidate"`
 	// BaselineMs and CandidateMs are one value per repeat, in run order.
 	BaselineMs  []float64 `json:"baseline_ms"`
 	CandidateMs []float64 `json:"candidate_ms"`
@@ -117,4 +128,22 @@ func (r BenchRun) Label() string {
 		return r.Mode + "/" + r.Realization
 	}
 	return r.Mode
+}
+
+// Point names the sweep point beside the batch size ("link latency 5ms, 4
+// partitions"); "" when neither was set.
+func (r BenchRun) Point() string { return sweepPoint(r.LinkLatency, r.Partitions) }
+
+// Point names the comparison's sweep point like BenchRun.Point.
+func (c BenchComparison) Point() string { return sweepPoint(c.LinkLatency, c.Partitions) }
+
+func sweepPoint(latency string, partitions int) string {
+	var parts []string
+	if latency != "" {
+		parts = append(parts, "link latency "+latency)
+	}
+	if partitions > 0 {
+		parts = append(parts, strconv.Itoa(partitions)+" partitions")
+	}
+	return strings.Join(parts, ", ")
 }

@@ -34,6 +34,9 @@ func WriteBenchHTML(w io.Writer, b Bench, figs BenchFigures) error {
 	for _, c := range b.Comparisons {
 		for _, w := range c.Warnings {
 			s := fmt.Sprintf("%s batch %d %s %s: %s", c.Candidate, c.Batch, c.Metric, c.Percentile, w)
+			if pt := c.Point(); pt != "" {
+				s = fmt.Sprintf("%s batch %d (%s) %s %s: %s", c.Candidate, c.Batch, pt, c.Metric, c.Percentile, w)
+			}
 			if !slices.Contains(v.Warnings, s) {
 				v.Warnings = append(v.Warnings, s)
 			}
@@ -83,13 +86,13 @@ var benchTemplate = template.Must(template.New("bench").Funcs(templateFuncs).Fun
 <tr><th>load</th><td>{{.Load}}</td></tr>
 <tr><th>repeats</th><td>{{.B.Repeats}} per mode and batch size, modes interleaved</td></tr>
 <tr><th>modes</th><td>{{.Modes}} (baseline: {{.B.Baseline}})</td></tr>
-{{if gt .B.HarnessOverhead 0.0}}<tr><th>harness overhead</th><td>{{r3 .B.HarnessOverhead}} (instrumented throughput / bare franz-go loop)</td></tr>{{end}}
+{{if gt .B.HarnessOverhead 0.0}}<tr><th>harness overhead</th><td>{{r3 .B.HarnessOverhead}} (instrumented txn_total_duration p50 / a bare franz-go loop's)</td></tr>{{end}}
 {{if .B.Command}}<tr><th>command</th><td><code>{{.B.Command}}</code></td></tr>{{end}}
 </table>
 <p>Each comparison is a Mann-Whitney U test (two-sided, alpha {{.B.Alpha}}) whose unit is one repeat: a mode's sample is the percentile of each of its repeats, so n = {{.B.Repeats}} per mode. "No significant difference" means p &ge; alpha; with fewer than 4 repeats a side no difference can reach 0.05 at all, and the table says so. Ratios are of the medians over repeats.</p>
 
 <h2 id="comparison">Comparison</h2>
-{{range .Tables}}<h3>{{.Metric}}, batch {{.Batch}}</h3>
+{{range .Tables}}<h3>{{.Title}}</h3>
 <table><tr><th>mode</th><th>repeats</th><th>p50 ms</th><th>p99 ms</th><th>txn/s</th><th>p50 vs {{$.B.Baseline}}</th><th>p50 p-value</th><th>p99 vs {{$.B.Baseline}}</th><th>p99 p-value</th><th>verdict</th></tr>
 {{range .Rows}}<tr><td>{{.Mode}}{{if .Baseline}} (baseline){{end}}</td><td class="n">{{.Repeats}}</td><td class="n">{{r3 .P50}}</td><td class="n">{{r3 .P99}}</td><td class="n">{{r3 .TxnPerSec}}</td><td class="n">{{dash .Ratio50}}</td><td class="n">{{dash .PValue50}}</td><td class="n">{{dash .Ratio99}}</td><td class="n">{{dash .PValue99}}</td><td>{{.Words}}</td></tr>
 {{end}}</table>
@@ -110,7 +113,7 @@ var benchTemplate = template.Must(template.New("bench").Funcs(templateFuncs).Fun
 
 <h2 id="repeats">Repeats</h2>
 <table><tr><th>#</th><th>mode</th><th>batch</th><th>repeat</th><th>txn/s</th><th>records/s</th><th>txn_total p50 / p99 ms</th><th>txn_commit p50 / p99 ms</th><th>dropped</th><th>error</th></tr>
-{{range $i, $r := .B.Runs}}{{$t := at $r.Latency "txn_total_duration"}}{{$c := at $r.Latency "txn_commit_duration"}}<tr><td class="n">{{inc $i}}</td><td>{{$r.Label}}</td><td class="n">{{$r.Batch}}</td><td class="n">{{$r.Repeat}}</td><td class="n">{{r3 $r.TxnPerSec}}</td><td class="n">{{r3 $r.RecordsPerSec}}</td><td class="n">{{ms $t.P50}} / {{ms $t.P99}}</td><td class="n">{{ms $c.P50}} / {{ms $c.P99}}</td><td class="n">{{index $r.Counters "dropped_iterations"}}</td><td>{{dash $r.Error}}</td></tr>
+{{range $i, $r := .B.Runs}}{{$t := at $r.Latency "txn_total_duration"}}{{$c := at $r.Latency "txn_commit_duration"}}<tr><td class="n">{{inc $i}}</td><td>{{$r.Label}}{{with $r.Point}} ({{.}}){{end}}</td><td class="n">{{$r.Batch}}</td><td class="n">{{$r.Repeat}}</td><td class="n">{{r3 $r.TxnPerSec}}</td><td class="n">{{r3 $r.RecordsPerSec}}</td><td class="n">{{ms $t.P50}} / {{ms $t.P99}}</td><td class="n">{{ms $c.P50}} / {{ms $c.P99}}</td><td class="n">{{index $r.Counters "dropped_iterations"}}</td><td>{{dash $r.Error}}</td></tr>
 {{end}}</table>
 {{if .B.Config}}<h2 id="settings">Settings</h2>
 <table><tr><th>setting</th><th>value</th></tr>

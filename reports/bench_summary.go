@@ -18,7 +18,20 @@ import (
 type benchTable struct {
 	Metric string
 	Batch  int
-	Rows   []benchRow
+	// Point is the sweep point (link latency, partitions) when the bench
+	// swept more than one; "" otherwise.
+	Point string
+	point string // always the runs' point, to select them
+	Rows  []benchRow
+}
+
+// Title heads the table: "txn_total_duration, batch 10" and the sweep point.
+func (t benchTable) Title() string {
+	s := fmt.Sprintf("%s, batch %d", t.Metric, t.Batch)
+	if t.Point != "" {
+		s += " (" + t.Point + ")"
+	}
+	return s
 }
 
 type benchRow struct {
@@ -53,19 +66,35 @@ func benchTables(b Bench) []benchTable {
 		}
 	}
 	slices.Sort(batches)
+	// Sweep points (link latency, partitions) in the order they ran; a
+	// bench that did not sweep has one, and its tables do not name it.
+	var points []string
+	for _, r := range b.Runs {
+		if !slices.Contains(points, r.Point()) {
+			points = append(points, r.Point())
+		}
+	}
+	if len(points) == 0 {
+		points = []string{""}
+	}
 	modes := benchModes(b)
 	var out []benchTable
 	for _, m := range metrics {
-		for _, batch := range batches {
-			t := benchTable{Metric: m, Batch: batch}
-			for _, mode := range modes {
-				row, ok := benchRowOf(b, m, batch, mode)
-				if ok {
-					t.Rows = append(t.Rows, row)
+		for _, pt := range points {
+			for _, batch := range batches {
+				t := benchTable{Metric: m, Batch: batch, point: pt}
+				if len(points) > 1 {
+					t.Point = pt
 				}
-			}
-			if len(t.Rows) > 0 {
-				out = append(out, t)
+				for _, mode := range modes {
+					row, ok := benchRowOf(b, m, t, mode)
+					if ok {
+						t.Rows = append(t.Rows, row)
+					}
+				}
+				if len(t.Rows) > 0 {
+					out = append(out, t)
+				}
 			}
 		}
 	}
@@ -84,11 +113,12 @@ func benchModes(b Bench) []string {
 	return modes
 }
 
-func benchRowOf(b Bench, metric string, batch int, mode string) (benchRow, bool) {
+func benchRowOf(b Bench, metric string, t benchTable, mode string) (benchRow, bool) {
+	batch := t.Batch
 	row := benchRow{Mode: mode, Baseline: mode == b.Baseline}
 	var p50, p99, tps []float64
 	for _, r := range b.Runs {
-		if r.Label() != mode || r.Batch != batch || r.Error != "" {
+		if r.Label() != mode || r.Batch != batch || r.Point() != t.point || r.Error != "" {
 			continue
 		}
 		p, ok := r.Latency[metric]
@@ -108,7 +138,7 @@ func benchRowOf(b Bench, metric string, batch int, mode string) (benchRow, bool)
 	}
 	var words []string
 	for _, c := range b.Comparisons {
-		if c.Metric != metric || c.Batch != batch || c.Candidate != mode {
+		if c.Metric != metric || c.Batch != batch || c.Point() != t.point || c.Candidate != mode {
 			continue
 		}
 		ratio, pv := fmt.Sprintf("%.2fx", c.Ratio), formatP(c.P)
@@ -181,7 +211,7 @@ func WriteBenchSummary(w io.Writer, b Bench) error {
 	p("| repeats | %d per mode and batch size, modes interleaved |\n", b.Repeats)
 	p("| modes | %s (baseline: %s) |\n", md(strings.Join(b.Modes, ", ")), md(b.Baseline))
 	if b.HarnessOverhead > 0 {
-		p("| harness overhead | %.2f (instrumented throughput / bare franz-go loop) |\n", b.HarnessOverhead)
+		p("| harness overhead | %.2f (instrumented txn_total_duration p50 / a bare franz-go loop's) |\n", b.HarnessOverhead)
 	}
 	if b.Command != "" {
 		p("| command | `%s` |\n", b.Command)
@@ -194,7 +224,7 @@ func WriteBenchSummary(w io.Writer, b Bench) error {
 		p("No repeat recorded any latency.\n\n")
 	}
 	for _, t := range tables {
-		p("## %s, batch %d\n\n", t.Metric, t.Batch)
+		p("## %s\n\n", t.Title())
 		p("| mode | repeats | p50 ms | p99 ms | txn/s | p50 vs %s | p50 p-value | p99 vs %s | p99 p-value | verdict |\n", md(b.Baseline), md(b.Baseline))
 		p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 		for _, r := range t.Rows {
@@ -218,6 +248,9 @@ func WriteBenchSummary(w io.Writer, b Bench) error {
 	for _, c := range b.Comparisons {
 		for _, w := range c.Warnings {
 			s := fmt.Sprintf("%s batch %d %s %s: %s", c.Candidate, c.Batch, c.Metric, c.Percentile, w)
+			if pt := c.Point(); pt != "" {
+				s = fmt.Sprintf("%s batch %d (%s) %s %s: %s", c.Candidate, c.Batch, pt, c.Metric, c.Percentile, w)
+			}
 			if !slices.Contains(warnings, s) {
 				warnings = append(warnings, s)
 			}
@@ -239,7 +272,11 @@ func WriteBenchSummary(w io.Writer, b Bench) error {
 	p("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for i, r := range b.Runs {
 		tot, com := r.Latency["txn_total_duration"], r.Latency["txn_commit_duration"]
-		p("| %d | %s | %d | %d | %s | %s | %s / %s | %s / %s | %d | %s |\n", i+1, md(r.Label()), r.Batch, r.Repeat,
+		label := r.Label()
+		if pt := r.Point(); pt != "" {
+			label += " (" + pt + ")"
+		}
+		p("| %d | %s | %d | %d | %s | %s | %s / %s | %s / %s | %d | %s |\n", i+1, md(label), r.Batch, r.Repeat,
 			strconv.FormatFloat(round3(r.TxnPerSec), 'f', -1, 64), strconv.FormatFloat(round3(r.RecordsPerSec), 'f', -1, 64),
 			msWords(tot.P50), msWords(tot.P99), msWords(com.P50), msWords(com.P99), r.Counters["dropped_iterations"], md(dash(r.Error)))
 	}
