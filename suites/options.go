@@ -30,6 +30,9 @@ type Options struct {
 	// MaxRecords is the largest poll (one fetch per poll).
 	MaxRecords int32
 	Repeats    int
+	// Parallel is how many cells whose faults stay inside their own workers
+	// run at once on the shared cluster (cluster faults always run alone).
+	Parallel int
 	// TxnAcks is auto | ledger | native; OnUnsupported is fail | fallback.
 	TxnAcks       string
 	OnUnsupported string
@@ -49,16 +52,19 @@ type Options struct {
 	ProgressLive bool
 	Log          *slog.Logger
 
-	lastProgress time.Time
+	progress *progressState
 }
 
 // Defaults.
 const (
-	DefaultRecords      = 2000
-	DefaultWorkers      = 3
-	DefaultPartitions   = 4
-	DefaultBrokers      = 3
-	DefaultMaxRecords   = 10
+	DefaultRecords    = 2000
+	DefaultWorkers    = 3
+	DefaultPartitions = 4
+	DefaultBrokers    = 3
+	DefaultMaxRecords = 10
+	// DefaultParallel cells at once: the cells are mostly waiting on the
+	// cluster, and two fit these 2-core machines.
+	DefaultParallel     = 2
 	DefaultLock         = 15 * time.Second
 	DefaultDrainTimeout = 3 * time.Minute
 )
@@ -85,6 +91,9 @@ func (o *Options) defaults() {
 	if o.Repeats == 0 {
 		o.Repeats = 1
 	}
+	if o.Parallel == 0 {
+		o.Parallel = DefaultParallel
+	}
 	if o.TxnAcks == "" {
 		o.TxnAcks = "auto"
 	}
@@ -108,6 +117,9 @@ func (o *Options) defaults() {
 	}
 	if o.Progress == nil {
 		o.Progress = io.Discard
+	}
+	if o.progress == nil {
+		o.progress = &progressState{last: map[string]time.Time{}}
 	}
 }
 
@@ -148,6 +160,9 @@ func (o *Options) Validate() error {
 	}
 	if o.Workers <= 0 || o.Workers > 64 {
 		return usagef("--workers %d: want 1 to 64", o.Workers)
+	}
+	if o.Parallel < 0 || o.Parallel > 16 {
+		return usagef("--parallel %d: want 1 to 16", o.Parallel)
 	}
 	if o.Partitions <= 0 {
 		return usagef("--partitions %d: want a positive number", o.Partitions)

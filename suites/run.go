@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/sharechaos/sharechaos/internal/cluster"
@@ -61,23 +62,26 @@ func Run(ctx context.Context, o Options) (reports.Result, error) {
 		}
 		return reports.Result{ExitCode: verdict.ExitUsage}, err
 	}
-	for _, p := range plans {
-		if ctx.Err() != nil {
-			res.Interrupted = true
-			break
-		}
-		o.Log.Info("cell", "scenario", p.scenario(), "mode", p.mode, "realization", p.realization, "repeat", p.repeat)
-		cell := runCell(ctx, &o, c, runID, o.Out, p)
+	var mu sync.Mutex
+	done := func(cell reports.Cell) {
 		if cell.Verdict != verdict.Pass && cell.Verdict != verdict.NA {
 			copyBrokerLogs(ctx, c, filepath.Join(o.Out, cell.Dir))
 		}
+		mu.Lock()
+		defer mu.Unlock()
 		o.endProgress(cell)
 		res.Runs = append(res.Runs, cell)
 		// Keep result.json current, so an interrupted run still has one.
 		partial := res
 		partial.Interrupted = true
+		partial.Runs = sortedCells(res.Runs)
 		_ = writeResult(o.Out, finishResult(partial, started))
 	}
+	runPlans(ctx, &o, plans, func(p cellPlan) {
+		o.Log.Info("cell", "scenario", p.scenario(), "mode", p.mode, "realization", p.realization, "repeat", p.repeat)
+		done(runCell(ctx, &o, c, runID, o.Out, p))
+	})
+	res.Runs = sortedCells(res.Runs)
 	if ctx.Err() != nil {
 		res.Interrupted = true
 	}

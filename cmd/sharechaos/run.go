@@ -60,6 +60,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&maxRecords, "batch", suites.DefaultMaxRecords, "records per poll, and so at most per transaction")
 	fs.IntVar(&o.Brokers, "brokers", suites.DefaultBrokers, "brokers in the cluster")
 	fs.IntVar(&o.Repeats, "repeats", 1, "run every cell this many times")
+	fs.IntVar(&o.Parallel, "parallel", suites.DefaultParallel, "cells run at once when their faults stay inside their own workers (cluster faults always run alone)")
 	fs.StringVar(&o.TxnAcks, "txn-acks", "auto", "auto | ledger | native: how the transactional mode puts acks in the transaction")
 	fs.StringVar(&o.OnUnsupported, "on-unsupported", "fail", "fail | fallback: with --txn-acks native on a broker without KIP-1289, fail or run explicit")
 	var keys listFlag
