@@ -19,9 +19,10 @@ chaos: build
 nightly: build
 	$(BIN) run --profile nightly
 
-## test: every test (packages one at a time: the real-Kafka tests of several
-## packages would otherwise start clusters at once on two cores),, real brokers included (Docker tests skip when no engine
-## answers, unless SHARECHAOS_REQUIRE_DOCKER=1).
+## test: every test, real brokers included (Docker tests skip when no engine
+## answers, unless SHARECHAOS_REQUIRE_DOCKER=1). Packages run one at a time:
+## the real-Kafka tests of several packages would otherwise start clusters at
+## once on two cores.
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 -p 1 -timeout 80m ./...
