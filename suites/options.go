@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/sharechaos/sharechaos/bench"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
@@ -30,6 +31,11 @@ type Options struct {
 	// MaxRecords is the largest poll (one fetch per poll).
 	MaxRecords int32
 	Repeats    int
+	// Thresholds are k6-style latency bounds on every cell they match
+	// ("txn_commit_duration{mode:transactional}: p(99)<250ms"); failing one
+	// makes the run THRESHOLD-FAILED. The qualification profile has defaults.
+	Thresholds []string
+	thresholds bench.Thresholds
 	// Parallel is how many cells whose faults stay inside their own workers
 	// run at once on the shared cluster (cluster faults always run alone).
 	Parallel int
@@ -64,9 +70,11 @@ const (
 	DefaultMaxRecords = 10
 	// DefaultParallel cells at once: the cells are mostly waiting on the
 	// cluster, and two fit these 2-core machines.
-	DefaultParallel     = 2
-	DefaultLock         = 15 * time.Second
-	DefaultDrainTimeout = 3 * time.Minute
+	DefaultParallel = 2
+	// QualificationRepeats: the qualification profile runs nightly this often.
+	QualificationRepeats = 3
+	DefaultLock          = 15 * time.Second
+	DefaultDrainTimeout  = 3 * time.Minute
 )
 
 func (o *Options) defaults() {
@@ -90,6 +98,12 @@ func (o *Options) defaults() {
 	}
 	if o.Repeats == 0 {
 		o.Repeats = 1
+		if o.Profile == "qualification" && len(o.Scenarios) == 0 {
+			o.Repeats = QualificationRepeats
+		}
+	}
+	if len(o.Thresholds) == 0 && o.Profile == "qualification" && len(o.Scenarios) == 0 {
+		o.Thresholds = qualificationThresholds
 	}
 	if o.Parallel == 0 {
 		o.Parallel = DefaultParallel
@@ -173,6 +187,11 @@ func (o *Options) Validate() error {
 	if o.TxnTimeout >= o.Lock {
 		return usagef("--txn-timeout %s must be shorter than --lock %s (ORACLE.md: a transaction must not outlive its records' locks)", o.TxnTimeout, o.Lock)
 	}
+	ts, err := bench.ParseThresholds(o.Thresholds)
+	if err != nil {
+		return usagef("--threshold: %v", err)
+	}
+	o.thresholds = ts
 	if err := o.KIP1289Keys.Validate(); err != nil {
 		return usagef("--kip1289-keys: %v", err)
 	}

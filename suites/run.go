@@ -105,6 +105,8 @@ func finishResult(res reports.Result, started time.Time) reports.Result {
 
 func finish(o Options, res reports.Result, started time.Time) reports.Result {
 	res = finishResult(res, started)
+	res.Thresholds = evaluateThresholds(o.thresholds, res.Runs)
+	applyThresholds(&res)
 	if err := writeRun(o.Out, res); err != nil {
 		fmt.Fprintf(os.Stderr, "sharechaos: write report: %v\n", err)
 		if res.ExitCode == verdict.ExitPass {

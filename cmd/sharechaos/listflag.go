@@ -18,3 +18,13 @@ func (l *listFlag) Set(s string) error {
 	}
 	return nil
 }
+
+// multiFlag repeats but takes no commas (a threshold may contain one).
+type multiFlag []string
+
+func (m *multiFlag) String() string { return strings.Join(*m, "; ") }
+
+func (m *multiFlag) Set(s string) error {
+	*m = append(*m, s)
+	return nil
+}

@@ -59,10 +59,12 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&partitions, "partitions", suites.DefaultPartitions, "partitions of the input and output topics")
 	fs.IntVar(&maxRecords, "batch", suites.DefaultMaxRecords, "records per poll, and so at most per transaction")
 	fs.IntVar(&o.Brokers, "brokers", suites.DefaultBrokers, "brokers in the cluster")
-	fs.IntVar(&o.Repeats, "repeats", 1, "run every cell this many times")
+	fs.IntVar(&o.Repeats, "repeats", 0, "run every cell this many times (default 1; the qualification profile: 3)")
 	fs.IntVar(&o.Parallel, "parallel", suites.DefaultParallel, "cells run at once when their faults stay inside their own workers (cluster faults always run alone)")
 	fs.StringVar(&o.TxnAcks, "txn-acks", "auto", "auto | ledger | native: how the transactional mode puts acks in the transaction")
 	fs.StringVar(&o.OnUnsupported, "on-unsupported", "fail", "fail | fallback: with --txn-acks native on a broker without KIP-1289, fail or run explicit")
+	var thresholds multiFlag
+	fs.Var(&thresholds, "threshold", "k6-style bound on every matching cell, repeatable: 'txn_commit_duration{mode:transactional}: p(99)<250ms' (fails the run with THRESHOLD-FAILED, exit 3)")
 	var keys listFlag
 	fs.Var(&keys, "kip1289-keys", "API keys of AddShareAcksToTxn,TxnShareAcknowledge (unallocated upstream; default 12890,12891, placeholders)")
 	fs.DurationVar(&o.Lock, "lock", suites.DefaultLock, "acquisition lock duration")
@@ -87,6 +89,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		o.KIP1289Keys = k
 	}
+	o.Thresholds = thresholds
 	o.Scenarios = scenarios
 	for _, m := range modes {
 		o.Modes = append(o.Modes, ctp.AckMode(m))

@@ -1,0 +1,52 @@
+package suites
+
+import (
+	"github.com/sharechaos/sharechaos/bench"
+	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/reports"
+)
+
+// qualificationThresholds fail a qualification run whose latency is far out of
+// line even under faults; --threshold replaces them. Generous on purpose: a
+// fault stalls commits for seconds, and qualification is about correctness
+// first, with latency as a sanity bound.
+var qualificationThresholds = []string{
+	"txn_commit_duration: p(99)<5s",
+	"txn_total_duration: p(50)<1s",
+}
+
+// evaluateThresholds judges every threshold on every cell it matches (tags:
+// scenario, mode, backend, realization) from the cell's latency summaries and
+// counts. A cell without data for a threshold's metric fails it, except N/A
+// cells and cells that never ran, which are not judged.
+func evaluateThresholds(ts bench.Thresholds, cells []reports.Cell) []reports.ThresholdResult {
+	var out []reports.ThresholdResult
+	for _, c := range cells {
+		if c.Verdict == verdict.NA || c.Verdict == verdict.HarnessError || c.Input == 0 {
+			continue
+		}
+		tags := map[string]string{"scenario": c.Scenario, "mode": c.Mode, "backend": c.Backend, "realization": c.Realization}
+		counters := map[string]int64{
+			"duplicated": int64(c.Duplicated), "lost": int64(c.Lost), "unseen": int64(c.Unseen),
+			"extra_outputs": int64(c.ExtraOutputs), "processed": int64(c.Processed),
+		}
+		for _, t := range ts {
+			if !t.Matches(tags) {
+				continue
+			}
+			r := t.EvaluateSummary(c.Latency, counters)
+			r.Scope = c.ID()
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// applyThresholds sets THRESHOLD-FAILED unless the verdict is already worse.
+func applyThresholds(res *reports.Result) {
+	if bench.AllPass(res.Thresholds) {
+		return
+	}
+	res.Verdict = verdict.Worst(res.Verdict, verdict.ThresholdFailed)
+	res.ExitCode = res.Verdict.ExitCode()
+}
