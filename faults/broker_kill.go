@@ -3,65 +3,63 @@ package faults
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strconv"
 	"time"
 
 	"github.com/sharechaos/sharechaos/internal/cluster"
-	"github.com/sharechaos/sharechaos/internal/history"
 )
 
-// needsProcesses: broker crashes need a backend that can SIGKILL one broker and
-// bring it back faithfully. kfake cannot: its kill -9 recovery loses share-group
-// progress and hides committed data (ENVIRONMENT.md), which would test kfake,
-// not the system under test.
-func needsProcesses(c cluster.Cluster) string {
-	if _, ok := c.(cluster.Processes); !ok {
-		return "broker crashes need real Kafka: this backend cannot kill -9 and recover a broker faithfully (kfake loses share-group progress on kill -9)"
-	}
-	return ""
-}
+// downTime is how long a killed broker stays down: long enough for the
+// controller to fence it and move its leaderships and coordinators
+// (broker.session.timeout.ms is 9 s) only partly, so that clients see both
+// the failover and the broker's return.
+const downTime = 5 * time.Second
 
-// brokerKill SIGKILLs a random broker once load is under way, waits a little,
-// and restarts it (ORACLE.md "broker-kill").
+// restartLimit bounds bringing a broker back (three JVMs on two cores).
+const restartLimit = 3 * time.Minute
+
+// brokerKill SIGKILLs a random broker and restarts it (ORACLE.md
+// "broker-kill").
 func brokerKill(ctx context.Context, env Env) error {
-	procs := env.Cluster.(cluster.Processes)
-	if err := waitForLoad(ctx, env, 0.2); err != nil {
-		return err
-	}
 	nodes := env.Cluster.Nodes()
 	node := nodes[env.Rand.IntN(len(nodes))]
-	at := time.Now()
-	if err := procs.Kill(ctx, node); err != nil {
-		return fmt.Errorf("kill broker %d: %w", node, err)
-	}
-	env.Fired(history.Event{TS: at.UnixNano(), Type: history.Info, F: history.FFaultFired, Fault: "broker-kill",
-		Point: "under-load", Attrs: map[string]string{"node": strconv.Itoa(int(node)), "action": "kill -9"}})
-	select {
-	case <-ctx.Done():
-	case <-time.After(5 * time.Second):
-	}
-	restartCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
-	defer cancel()
-	if err := procs.Restart(restartCtx, node); err != nil {
-		return fmt.Errorf("restart broker %d: %w", node, err)
-	}
-	env.Fired(history.Event{Type: history.Info, F: "heal", Fault: "broker-kill",
-		Attrs: map[string]string{"node": strconv.Itoa(int(node)), "action": "restart"}})
-	return nil
+	return killAndRestart(ctx, env, killPlan{fault: "broker-kill", point: "under-load", node: node})
 }
 
-// waitForLoad waits until a fraction of the input is done, so the fault hits a
-// loop under load rather than an idle one.
-func waitForLoad(ctx context.Context, env Env, fraction float64) error {
-	for {
-		done, total := env.Progress(ctx)
-		if total > 0 && float64(done) >= fraction*float64(total) {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
+// killPlan is one kill -9 and restart of a broker.
+type killPlan struct {
+	fault, point string
+	node         cluster.NodeID
+	// attrs say why this broker (the roles it held).
+	attrs map[string]string
+}
+
+// killAndRestart SIGKILLs plan.node, leaves it down for downTime (less when
+// ctx ends), and restarts it under a context of its own: a cell that
+// drained meanwhile must still get its broker back.
+func killAndRestart(ctx context.Context, env Env, plan killPlan) error {
+	procs := env.Cluster.(cluster.Processes)
+	at := time.Now()
+	if err := procs.Kill(ctx, plan.node); err != nil {
+		return fmt.Errorf("kill broker %d: %w", plan.node, err)
 	}
+	attrs := map[string]string{"node": strconv.Itoa(int(plan.node)), "action": "kill -9"}
+	maps.Copy(attrs, plan.attrs)
+	fired(env, plan.fault, plan.point, at, attrs)
+	sleepCtx(ctx, downTime)
+	return restartBroker(ctx, env, plan.fault, plan.node)
+}
+
+// restartBroker starts a killed broker again and records the heal.
+func restartBroker(ctx context.Context, env Env, fault string, node cluster.NodeID) error {
+	rctx, cancel := healContext(ctx, restartLimit)
+	defer cancel()
+	began := time.Now()
+	if err := env.Cluster.(cluster.Processes).Restart(rctx, node); err != nil {
+		return fmt.Errorf("restart broker %d: %w", node, err)
+	}
+	healed(env, fault, time.Now(), map[string]string{"node": strconv.Itoa(int(node)), "action": "restart",
+		"took": time.Since(began).Round(time.Millisecond).String()})
+	return nil
 }

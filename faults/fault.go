@@ -67,7 +67,14 @@ type Env struct {
 	// Progress returns how many input records are done so far, so a fault
 	// can wait for load to be under way.
 	Progress func(ctx context.Context) (done, total int64)
+	// Workers is the number of worker slots (1..Workers), whose
+	// transactional ids are Topology.TransactionalID(slot); 0 is taken as 1.
+	// Case 4 and late-endtxn pick one worker's transactional id by it.
+	Workers int
 }
+
+// slots is how many worker slots the cell runs.
+func (e Env) slots() int { return max(e.Workers, 1) }
 
 // NAReason says why the fault cannot run in mode on c, or "" when it can.
 func (f Fault) NAReason(mode ctp.AckMode, c cluster.Cluster) string {

@@ -23,7 +23,20 @@ var Table = []Fault{
 	{Name: "partial-produce-failure", Case: "7", Target: TargetWorker, Point: ctp.PointBeforeSend, Action: ctp.ActionFailProduce,
 		DeliveryTimeout: 5 * time.Second},
 	{Name: "lock-expiry-during-txn", Case: "beyond", Target: TargetWorker, Point: ctp.PointBeforeCommit, Action: ctp.ActionStall},
-	{Name: "broker-kill", Case: "beyond", Target: TargetCluster, Inject: brokerKill, Needs: needsProcesses},
+	{Name: "broker-kill", Case: "beyond", Target: TargetCluster, Inject: underLoad(0.2, brokerKill), Needs: needsProcesses},
+
+	{Name: coordinatorCrashName, Case: "4", Target: TargetCluster, Inject: coordinatorCrashAfterEndTxn, Needs: needsCase4},
+	{Name: shareStateLeaderKillName, Case: "beyond", Target: TargetCluster, Inject: underLoad(0.2, shareStateLeaderKill),
+		Needs: needsAll(needsProcesses, needsRoles)},
+	{Name: dataLeaderKillName, Case: "beyond", Target: TargetCluster, Inject: underLoad(0.2, dataLeaderKill),
+		Needs: needsAll(needsProcesses, needsRoles)},
+	{Name: partitionName, Case: "beyond", Target: TargetCluster, Inject: underLoad(0.2, partitionFault),
+		Needs: needsAll(needsNetwork, needsBrokerLinks)},
+	{Name: slowNetworkName, Case: "beyond", Target: TargetCluster, Inject: underLoad(0.1, slowNetwork), Needs: needsNetwork},
+	{Name: rollingRestartName, Case: "beyond", Target: TargetCluster, Inject: underLoad(0.1, rollingRestart), Needs: needsRestarts},
+	{Name: lateEndTxnName, Case: "beyond", Target: TargetCluster, Inject: underLoad(0.1, lateEndTxn),
+		Needs: needsAll(needsRoles, needsKafkaToxic)},
+	{Name: randomScheduleName, Case: "beyond", Target: TargetCluster, Inject: underLoad(0.1, randomSchedule), Needs: needsSchedule},
 }
 
 // Lookup finds a fault by name.

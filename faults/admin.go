@@ -1,0 +1,181 @@
+package faults
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/sharechaos/sharechaos/internal/cluster"
+)
+
+// admin is a fault's own client of the cluster: what it needs to look at
+// (metadata, transactions) while it acts, apart from the runner's clients.
+type admin struct {
+	cl  *kgo.Client
+	adm *kadm.Client
+}
+
+func newAdmin(c cluster.Cluster) (*admin, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()...), kgo.ClientID("sharechaos-fault"),
+		kgo.DialTimeout(3*time.Second), kgo.RequestTimeoutOverhead(5*time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("create fault admin client: %w", err)
+	}
+	return &admin{cl: cl, adm: kadm.NewClient(cl)}, nil
+}
+
+func (a *admin) close() { a.cl.Close() }
+
+// brokerAddr is the address clients dial for node (its proxy), from the
+// metadata: what a raw connection to that broker must use.
+func (a *admin) brokerAddr(ctx context.Context, node cluster.NodeID) (string, error) {
+	m, err := a.adm.BrokerMetadata(ctx)
+	if err != nil {
+		return "", fmt.Errorf("find address of broker %d: %w", node, err)
+	}
+	for _, b := range m.Brokers {
+		if b.NodeID == int32(node) {
+			return fmt.Sprintf("%s:%d", b.Host, b.Port), nil
+		}
+	}
+	return "", fmt.Errorf("find address of broker %d: not in the metadata", node)
+}
+
+// describeTxn returns the coordinator's view of a transactional id.
+func (a *admin) describeTxn(ctx context.Context, txnID string) (kadm.DescribedTransaction, error) {
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	ds, err := a.adm.DescribeTransactions(rctx, txnID)
+	if err != nil {
+		return kadm.DescribedTransaction{}, fmt.Errorf("describe transaction %s: %w", txnID, err)
+	}
+	d, ok := ds[txnID]
+	if !ok {
+		return kadm.DescribedTransaction{}, fmt.Errorf("describe transaction %s: no answer", txnID)
+	}
+	if d.Err != nil {
+		return d, fmt.Errorf("describe transaction %s: %w", txnID, d.Err)
+	}
+	return d, nil
+}
+
+// listedBy reports whether another broker than node lists node in its
+// metadata (registered and unfenced): node's own view can be stale after it
+// was cut off.
+func (a *admin) listedBy(ctx context.Context, node cluster.NodeID, nodes []cluster.NodeID) bool {
+	for _, other := range nodes {
+		if other == node {
+			continue
+		}
+		rctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		resp, err := a.cl.Broker(int(other)).Request(rctx, kmsg.NewPtrMetadataRequest())
+		cancel()
+		if err != nil {
+			continue
+		}
+		if slices.ContainsFunc(resp.(*kmsg.MetadataResponse).Brokers, func(b kmsg.MetadataResponseBroker) bool {
+			return b.NodeID == int32(node)
+		}) {
+			return true
+		}
+	}
+	return false
+}
+
+// underReplicated counts partitions (of every topic, internal ones
+// included) whose ISR is smaller than their replica set, or that have no
+// leader.
+func (a *admin) underReplicated(ctx context.Context) (int, error) {
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	m, err := a.adm.Metadata(rctx)
+	if err != nil {
+		return 0, fmt.Errorf("read metadata: %w", err)
+	}
+	n := 0
+	for _, t := range m.Topics {
+		for _, p := range t.Partitions {
+			if p.Leader < 0 || len(p.ISR) < len(p.Replicas) {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
+// waitFullyReplicated waits until no partition is under-replicated, or limit
+// passed; it returns how many still are.
+func (a *admin) waitFullyReplicated(ctx context.Context, limit time.Duration) int {
+	deadline := time.Now().Add(limit)
+	for {
+		n, err := a.underReplicated(ctx)
+		if err == nil && n == 0 {
+			return 0
+		}
+		if err != nil {
+			n = -1
+		}
+		if time.Now().After(deadline) || !sleepCtx(ctx, 500*time.Millisecond) {
+			return n
+		}
+	}
+}
+
+// topicID is a topic's id as Kafka prints it (base64url, no padding): the
+// form share-state keys take.
+func (a *admin) topicID(ctx context.Context, topic string) (string, error) {
+	m, err := a.adm.Metadata(ctx, topic)
+	if err != nil {
+		return "", fmt.Errorf("read id of topic %s: %w", topic, err)
+	}
+	t, ok := m.Topics[topic]
+	if !ok || t.Err != nil {
+		return "", fmt.Errorf("read id of topic %s: %v", topic, t.Err)
+	}
+	return base64.RawURLEncoding.EncodeToString(t.ID[:]), nil
+}
+
+// shareStateKey is the key of the share-partition's state: "group:topicId:partition".
+func (a *admin) shareStateKey(ctx context.Context, group, topic string, partition int32) (string, error) {
+	id, err := a.topicID(ctx, topic)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s:%s:%d", group, id, partition), nil
+}
+
+// leaders maps each partition of topic to its leader.
+func (a *admin) leaders(ctx context.Context, topic string) (map[int32]cluster.NodeID, error) {
+	m, err := a.adm.Metadata(ctx, topic)
+	if err != nil {
+		return nil, fmt.Errorf("read leaders of %s: %w", topic, err)
+	}
+	t, ok := m.Topics[topic]
+	if !ok || t.Err != nil {
+		return nil, fmt.Errorf("read leaders of %s: %v", topic, t.Err)
+	}
+	out := make(map[int32]cluster.NodeID, len(t.Partitions))
+	for p, d := range t.Partitions {
+		out[p] = cluster.NodeID(d.Leader)
+	}
+	return out, nil
+}
+
+// partitionCount is how many partitions topic has (0 when it does not exist).
+func (a *admin) partitionCount(ctx context.Context, topic string) (int, error) {
+	m, err := a.adm.Metadata(ctx, topic)
+	if err != nil {
+		return 0, fmt.Errorf("read partitions of %s: %w", topic, err)
+	}
+	t, ok := m.Topics[topic]
+	if !ok || t.Err != nil {
+		return 0, nil
+	}
+	return len(t.Partitions), nil
+}

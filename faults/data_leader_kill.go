@@ -1,0 +1,33 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/sharechaos/sharechaos/internal/cluster"
+)
+
+const dataLeaderKillName = "data-leader-kill"
+
+// dataLeaderKill SIGKILLs the leader of a random input or output partition
+// and restarts it. An input leader's failover releases the records acquired
+// there (they live in its memory); an output leader's fails the produce of
+// open transactions over to a follower.
+func dataLeaderKill(ctx context.Context, env Env) error {
+	topic, what := env.Topology.InputTopic, "input"
+	if env.Rand.IntN(2) == 1 {
+		topic, what = env.Topology.OutputTopic, "output"
+	}
+	p := int32(env.Rand.IntN(int(env.Topology.Partitions)))
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	node, err := env.Cluster.(cluster.Roles).Coordinator(cctx, cluster.CoordLeader, fmt.Sprintf("%s/%d", topic, p))
+	cancel()
+	if err != nil {
+		return fmt.Errorf("find leader of %s/%d: %w", topic, p, err)
+	}
+	return killAndRestart(ctx, env, killPlan{fault: dataLeaderKillName, point: "under-load", node: node,
+		attrs: map[string]string{"leader_of": fmt.Sprintf("%s/%d", topic, p), "partition_kind": what,
+			"partition": strconv.Itoa(int(p))}})
+}

@@ -1,0 +1,171 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sharechaos/sharechaos/internal/cluster"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+)
+
+// role is one partition whose leader holds something of a cell: its
+// records (a data partition) or a coordinator's state for one of its keys.
+type role struct {
+	what      string // for the fault's events, e.g. "input/2", "share-state of input/2"
+	topic     string
+	partition int32
+	// kind and key name a coordinator role, checked through Roles after a
+	// move; empty for a plain data partition.
+	kind cluster.CoordKind
+	key  string
+}
+
+// moveLimit bounds one leadership move (a reassignment plus an election).
+const moveLimit = time.Minute
+
+// inputRoles lists the input partitions and, for each, the share-state
+// partition holding its share-partition's state. Their failover releases
+// the records acquired there (ORACLE.md "How records come back").
+func inputRoles(ctx context.Context, a *admin, topo ctp.Topology) ([]role, error) {
+	stateParts, err := a.partitionCount(ctx, shareStateTopic)
+	if err != nil {
+		return nil, err
+	}
+	if stateParts == 0 {
+		return nil, fmt.Errorf("find share-state partitions: %s does not exist", shareStateTopic)
+	}
+	var out []role
+	for p := range topo.Partitions {
+		what := fmt.Sprintf("input/%d", p)
+		out = append(out, role{what: what, topic: topo.InputTopic, partition: p})
+		key, err := a.shareStateKey(ctx, topo.Group, topo.InputTopic, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, role{what: "share-state of " + what, topic: shareStateTopic,
+			partition: coordinatorPartition(key, stateParts), kind: cluster.CoordShareState, key: key})
+	}
+	return out, nil
+}
+
+// outputRoles lists the partitions a cell's transactions write: output and
+// ledger. A coordinator writes the markers of a partition it leads itself
+// locally, past any link a fault holds.
+func outputRoles(ctx context.Context, a *admin, topo ctp.Topology) ([]role, error) {
+	var out []role
+	for _, t := range []struct{ name, what string }{{topo.OutputTopic, "output"}, {topo.LedgerTopic, "ledger"}} {
+		n, err := a.partitionCount(ctx, t.name)
+		if err != nil {
+			return nil, err
+		}
+		for p := range int32(n) {
+			out = append(out, role{what: fmt.Sprintf("%s/%d", t.what, p), topic: t.name, partition: p})
+		}
+	}
+	return out, nil
+}
+
+// groupRole is the share group's coordinator.
+func groupRole(ctx context.Context, a *admin, topo ctp.Topology) (role, error) {
+	n, err := a.partitionCount(ctx, offsetsTopic)
+	if err != nil {
+		return role{}, err
+	}
+	if n == 0 {
+		return role{}, fmt.Errorf("find group coordinator partition: %s does not exist", offsetsTopic)
+	}
+	return role{what: "group coordinator", topic: offsetsTopic, partition: coordinatorPartition(topo.Group, n),
+		kind: cluster.CoordGroup, key: topo.Group}, nil
+}
+
+// moveRolesOff makes other brokers than node hold every role in rs that
+// node holds, and checks it: a leader by the metadata, a coordinator by
+// asking for it. A coordinator still on node after its computed partition
+// moved (a Kafka that places keys differently) gets every partition of its
+// topic that node leads moved off. It returns what it moved, as
+// "what:from->to".
+func moveRolesOff(ctx context.Context, env Env, a *admin, node cluster.NodeID, rs []role) ([]string, error) {
+	roles := env.Cluster.(cluster.Roles)
+	var others []cluster.NodeID
+	for _, n := range env.Cluster.Nodes() {
+		if n != node {
+			others = append(others, n)
+		}
+	}
+	if len(others) == 0 {
+		return nil, fmt.Errorf("move roles off broker %d: no other broker", node)
+	}
+	next := env.Rand.IntN(len(others))
+	var moved []string
+	move := func(r role) error {
+		leaders, err := a.leaders(ctx, r.topic)
+		if err != nil {
+			return err
+		}
+		if leaders[r.partition] != node {
+			return nil
+		}
+		to := others[next%len(others)]
+		next++
+		mctx, cancel := context.WithTimeout(ctx, moveLimit)
+		defer cancel()
+		if err := roles.MoveLeader(mctx, r.topic, r.partition, to); err != nil {
+			return fmt.Errorf("move %s off broker %d: %w", r.what, node, err)
+		}
+		moved = append(moved, fmt.Sprintf("%s:%d->%d", r.what, node, to))
+		return nil
+	}
+	for _, r := range rs {
+		if err := move(r); err != nil {
+			return moved, err
+		}
+	}
+	for _, r := range rs {
+		if r.kind == "" {
+			continue
+		}
+		holder, err := coordinatorOf(ctx, roles, r)
+		if err != nil {
+			return moved, err
+		}
+		if holder != node {
+			continue
+		}
+		// Kafka placed the key elsewhere than computed: clear the whole topic.
+		n, err := a.partitionCount(ctx, r.topic)
+		if err != nil {
+			return moved, err
+		}
+		for p := range int32(n) {
+			if err := move(role{what: fmt.Sprintf("%s/%d", r.topic, p), topic: r.topic, partition: p}); err != nil {
+				return moved, err
+			}
+		}
+		if holder, err = coordinatorOf(ctx, roles, r); err != nil {
+			return moved, err
+		}
+		if holder == node {
+			return moved, fmt.Errorf("move %s off broker %d: it is still there after every partition of %s moved", r.what, node, r.topic)
+		}
+	}
+	return moved, nil
+}
+
+func coordinatorOf(ctx context.Context, roles cluster.Roles, r role) (cluster.NodeID, error) {
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	n, err := roles.Coordinator(cctx, r.kind, r.key)
+	if err != nil {
+		return -1, fmt.Errorf("find %s: %w", r.what, err)
+	}
+	return n, nil
+}
+
+func joinMoved(moved []string) string {
+	if len(moved) == 0 {
+		return "none"
+	}
+	return strings.Join(moved, ",")
+}

@@ -1,0 +1,83 @@
+package faults
+
+import (
+	"context"
+
+	"github.com/sharechaos/sharechaos/internal/cluster"
+)
+
+// A row's Needs says, before a cell starts, whether the backend can run the
+// fault at all; "" means yes, anything else is the N/A reason the report
+// shows. Each check below names one capability and why the fault wants it.
+
+// needsProcesses: broker crashes need a backend that can SIGKILL one broker and
+// bring it back faithfully. kfake cannot: its kill -9 recovery loses share-group
+// progress and hides committed data (ENVIRONMENT.md), which would test kfake,
+// not the system under test.
+func needsProcesses(c cluster.Cluster) string {
+	if _, ok := c.(cluster.Processes); !ok {
+		return "broker crashes need real Kafka: this backend cannot kill -9 and recover a broker faithfully (kfake loses share-group progress on kill -9)"
+	}
+	return ""
+}
+
+// needsRestarts: a rolling restart restarts one broker at a time.
+func needsRestarts(c cluster.Cluster) string {
+	if _, ok := c.(cluster.Processes); !ok {
+		return "a rolling restart restarts one broker at a time: this backend cannot (kfake runs every broker in one process)"
+	}
+	return ""
+}
+
+// needsRoles: the fault picks its broker by role (a partition's leader, a
+// coordinator) or moves leaders.
+func needsRoles(c cluster.Cluster) string {
+	if _, ok := c.(cluster.Roles); !ok {
+		return "this backend cannot tell which broker leads a partition or coordinates a key"
+	}
+	return ""
+}
+
+// needsNetwork: the fault acts on the proxies in front of the brokers.
+func needsNetwork(c cluster.Cluster) string {
+	if _, ok := c.(cluster.Network); !ok {
+		return "this backend has no proxies in front of its brokers to act on"
+	}
+	return ""
+}
+
+// brokerLinks is a backend whose brokers talk to each other through proxies
+// it can cut (the docker backend's Disconnect): only there does isolating a
+// broker fence it and move its leaderships.
+type brokerLinks interface {
+	Disconnect(ctx context.Context, a, b cluster.NodeID) error
+}
+
+// needsBrokerLinks: the fault cuts or holds traffic between brokers.
+func needsBrokerLinks(c cluster.Cluster) string {
+	if _, ok := c.(brokerLinks); !ok {
+		return "needs links between brokers to cut: this backend has none (kfake runs every broker in one process, so an isolated broker keeps leading and coordinating and nothing fails over)"
+	}
+	return ""
+}
+
+// needsKafkaToxic: the fault acts on single Kafka requests of one link,
+// through the Kafka toxic in a toxiproxy that answers its HTTP API.
+func needsKafkaToxic(c cluster.Cluster) string {
+	if _, ok := toxiAPIOf(c); !ok {
+		return "needs the Kafka-protocol toxic on the cluster's links through toxiproxy's HTTP API: this backend's proxies offer none (the embedded backend keeps them in-process)"
+	}
+	return ""
+}
+
+// needsAll is the first reason any check gives.
+func needsAll(checks ...func(cluster.Cluster) string) func(cluster.Cluster) string {
+	return func(c cluster.Cluster) string {
+		for _, check := range checks {
+			if why := check(c); why != "" {
+				return why
+			}
+		}
+		return ""
+	}
+}

@@ -1,0 +1,51 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/sharechaos/sharechaos/internal/cluster"
+)
+
+const rollingRestartName = "rolling-restart"
+
+// catchUpWait bounds the wait, after each restart, for every partition to
+// be fully replicated again before the next broker goes: a rolling restart
+// that takes the next broker while the last one is still catching up
+// leaves partitions below min ISR, which is an outage, not a restart.
+const catchUpWait = 90 * time.Second
+
+// rollingRestart restarts every broker in turn (a graceful stop and start),
+// each once it answers and the partitions are fully replicated again. A
+// cell that drains meanwhile stops the roll after the current broker.
+func rollingRestart(ctx context.Context, env Env) error {
+	a, err := newAdmin(env.Cluster)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	procs := env.Cluster.(cluster.Processes)
+	for i, node := range env.Cluster.Nodes() {
+		if i > 0 && ctx.Err() != nil {
+			break
+		}
+		at := time.Now()
+		fired(env, rollingRestartName, "under-load", at, map[string]string{"node": strconv.Itoa(int(node)),
+			"action": "graceful restart", "turn": fmt.Sprintf("%d/%d", i+1, len(env.Cluster.Nodes()))})
+		rctx, cancel := healContext(ctx, restartLimit)
+		err := procs.Restart(rctx, node)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("restart broker %d: %w", node, err)
+		}
+		hctx, cancel := healContext(ctx, catchUpWait)
+		left := a.waitFullyReplicated(hctx, catchUpWait)
+		cancel()
+		healed(env, rollingRestartName, time.Now(), map[string]string{"node": strconv.Itoa(int(node)),
+			"action": "restarted", "took": time.Since(at).Round(time.Millisecond).String(),
+			"under_replicated_after": strconv.Itoa(left)})
+	}
+	return nil
+}

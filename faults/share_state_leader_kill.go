@@ -1,0 +1,50 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/sharechaos/sharechaos/internal/cluster"
+)
+
+const shareStateLeaderKillName = "share-state-leader-kill"
+
+// shareStateLeaderKill SIGKILLs the leader of the __share_group_state
+// partition that holds one input partition's share-partition state (the
+// share coordinator of that key), and restarts it. So that this tests the
+// share coordinator's failover and not an input leader's (which releases
+// acquisitions and is data-leader-kill's case), the input partitions that
+// broker leads are moved off it first, when another broker can take them.
+func shareStateLeaderKill(ctx context.Context, env Env) error {
+	a, err := newAdmin(env.Cluster)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	p := int32(env.Rand.IntN(int(env.Topology.Partitions)))
+	key, err := a.shareStateKey(ctx, env.Topology.Group, env.Topology.InputTopic, p)
+	if err != nil {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	node, err := env.Cluster.(cluster.Roles).Coordinator(cctx, cluster.CoordShareState, key)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("find share coordinator of %s: %w", key, err)
+	}
+	var inputs []role
+	for q := range env.Topology.Partitions {
+		inputs = append(inputs, role{what: fmt.Sprintf("input/%d", q), topic: env.Topology.InputTopic, partition: q})
+	}
+	moved, err := moveRolesOff(ctx, env, a, node, inputs)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	return killAndRestart(ctx, env, killPlan{fault: shareStateLeaderKillName, point: "under-load", node: node,
+		attrs: map[string]string{"share_state_of": fmt.Sprintf("%s/%d", env.Topology.InputTopic, p), "key": key,
+			"moved_off": joinMoved(moved)}})
+}

@@ -1,0 +1,315 @@
+package faults
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sharechaos/sharechaos/internal/cluster"
+	"github.com/sharechaos/sharechaos/internal/cluster/embedded"
+	"github.com/sharechaos/sharechaos/internal/history"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+)
+
+// The fake backends below implement capabilities only so that the rows'
+// Needs (type assertions) and the faults' calls can be seen; every call is
+// recorded.
+
+type coreOnly struct{}
+
+func (coreOnly) Name() string                { return "core" }
+func (coreOnly) Nodes() []cluster.NodeID     { return []cluster.NodeID{1, 2, 3} }
+func (coreOnly) Bootstrap() []string         { return []string{"127.0.0.1:1"} }
+func (coreOnly) Close(context.Context) error { return nil }
+
+// recording is a fake with processes and a network (not Roles, not links
+// between brokers, no toxiproxy API).
+type recording struct {
+	coreOnly
+	mu    sync.Mutex
+	calls []string
+	// onKill runs inside Kill (e.g. to end the cell at that moment).
+	onKill func()
+	// ctxAlive records, per call, whether its context was still alive.
+	ctxAlive []bool
+}
+
+func (r *recording) note(ctx context.Context, call string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls = append(r.calls, call)
+	r.ctxAlive = append(r.ctxAlive, ctx.Err() == nil)
+}
+
+func (r *recording) Kill(ctx context.Context, n cluster.NodeID) error {
+	r.note(ctx, "kill")
+	if r.onKill != nil {
+		r.onKill()
+	}
+	return nil
+}
+func (r *recording) Restart(ctx context.Context, n cluster.NodeID) error {
+	r.note(ctx, "restart")
+	return nil
+}
+func (r *recording) Isolate(ctx context.Context, n cluster.NodeID) error {
+	r.note(ctx, "isolate")
+	return nil
+}
+func (r *recording) SetLatency(ctx context.Context, l, j time.Duration) error {
+	r.note(ctx, "latency "+l.String())
+	return nil
+}
+func (r *recording) HealAll(ctx context.Context) error {
+	r.note(ctx, "heal-all")
+	return nil
+}
+
+// full claims every capability the faults look for.
+type full struct{ recording }
+
+func (*full) Coordinator(context.Context, cluster.CoordKind, string) (cluster.NodeID, error) {
+	return 1, nil
+}
+func (*full) MoveLeader(context.Context, string, int32, cluster.NodeID) error { return nil }
+func (*full) Disconnect(context.Context, cluster.NodeID, cluster.NodeID) error {
+	return nil
+}
+func (*full) ProxyAPI() string { return "http://127.0.0.1:1" }
+
+func clusterRows() []Fault {
+	var out []Fault
+	for _, f := range Table {
+		if f.Target == TargetCluster {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func TestClusterRowsAreComplete(t *testing.T) {
+	want := []string{"broker-kill", "coordinator-crash-after-endtxn", "share-state-leader-kill", "data-leader-kill",
+		"partition", "slow-network", "rolling-restart", "late-endtxn", "random-schedule"}
+	var got []string
+	for _, f := range clusterRows() {
+		got = append(got, f.Name)
+		if f.Inject == nil || f.Needs == nil {
+			t.Errorf("%s: a cluster row needs Inject and Needs", f.Name)
+		}
+		for _, m := range []ctp.AckMode{ctp.Transactional, ctp.Explicit, ctp.Implicit} {
+			if _, err := ctp.AllowedFor(m, f.Name); err != nil {
+				t.Errorf("%s/%s: %v", f.Name, m, err)
+			}
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("cluster rows %v, want %v", got, want)
+	}
+}
+
+// TestNeedsPerBackend: every cluster fault runs where every capability is
+// there; on a backend with none of them, or on the embedded backend, the
+// ones that cannot run say why, and the ones that can say nothing.
+func TestNeedsPerBackend(t *testing.T) {
+	for _, f := range clusterRows() {
+		if why := f.Needs(&full{}); why != "" {
+			t.Errorf("%s on a backend with every capability: N/A %q", f.Name, why)
+		}
+		if why := f.Needs(coreOnly{}); why == "" {
+			t.Errorf("%s on a backend without capabilities: runs", f.Name)
+		}
+	}
+	// The embedded backend (kfake): client links only, no kill -9, no
+	// toxiproxy API. Only the slow network can run there.
+	var emb cluster.Cluster = (*embedded.Cluster)(nil)
+	for _, f := range clusterRows() {
+		why := f.Needs(emb)
+		if runs := why == ""; runs != (f.Name == "slow-network") {
+			t.Errorf("%s on embedded: N/A reason %q", f.Name, why)
+		}
+		t.Logf("%s on embedded: %q", f.Name, why)
+	}
+	if why := needsCase4(emb); !strings.Contains(why, "PREPARE_COMMIT") {
+		t.Errorf("case 4's reason does not name the missing PREPARE_COMMIT window: %q", why)
+	}
+	if why := needsSchedule(emb); !strings.Contains(why, "slow-network") {
+		t.Errorf("random-schedule's reason does not say what the backend could run: %q", why)
+	}
+}
+
+func TestParseLinkName(t *testing.T) {
+	for name, want := range map[string]link{
+		"client-3":       {Name: "client-3", Kind: linkClient, To: 3},
+		"internal-1-2":   {Name: "internal-1-2", Kind: linkInternal, From: 1, To: 2},
+		"controller-2-2": {Name: "controller-2-2", Kind: linkController, From: 2, To: 2},
+	} {
+		got, ok := parseLinkName(name)
+		if !ok || got != want {
+			t.Errorf("parse %q: %+v %v, want %+v", name, got, ok, want)
+		}
+	}
+	for _, name := range []string{"", "client", "client-x", "internal-1", "internal-1-2-3", "broker-0", "client--1", "other-1-2"} {
+		if l, ok := parseLinkName(name); ok {
+			t.Errorf("parse %q: %+v, want no link", name, l)
+		}
+	}
+}
+
+// TestCoordinatorPartition checks the Java hash against values Java
+// prints; the real test against Kafka's own placement is in
+// TestDockerFaults.
+func TestCoordinatorPartition(t *testing.T) {
+	for s, want := range map[string]int32{"": 0, "hello": 99162322, "polygenelubricants": -2147483648, "g:AbCdEf:3": -111968017} {
+		if got := javaStringHash(s); got != want {
+			t.Errorf("hash %q = %d, want %d", s, got, want)
+		}
+	}
+	if p := coordinatorPartition("polygenelubricants", 10); p != 0 {
+		t.Errorf("MIN_VALUE hash: partition %d, want 0 (Utils.abs)", p)
+	}
+	if p := coordinatorPartition("g:AbCdEf:3", 10); p != 7 { // |-111968017| % 10
+		t.Errorf("negative hash: partition %d, want 7", p)
+	}
+	if p := coordinatorPartition("hello", 50); p != 99162322%50 {
+		t.Errorf("partition %d", p)
+	}
+}
+
+func recorder() (*[]history.Event, func(history.Event)) {
+	var mu sync.Mutex
+	var evs []history.Event
+	return &evs, func(e history.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		evs = append(evs, e)
+	}
+}
+
+func testEnv(c cluster.Cluster, fire func(history.Event)) Env {
+	return Env{Cluster: c, Topology: ctp.NewTopology("sc-test", 4, 3, 2), Rand: rand.New(rand.NewPCG(1, 2)),
+		Fired: fire, Progress: func(context.Context) (int64, int64) { return 1, 1 }, Workers: 3}
+}
+
+// TestKilledBrokerComesBackWhenTheCellEnds: the cell drains while the broker
+// is down (ctx ends inside Kill); the restart still runs, under a live
+// context, and both the firing and the heal are on the timeline, in order.
+func TestKilledBrokerComesBackWhenTheCellEnds(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &recording{onKill: cancel}
+	evs, fire := recorder()
+	began := time.Now()
+	if err := brokerKill(ctx, testEnv(c, fire)); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.calls, []string{"kill", "restart"}) || !c.ctxAlive[1] {
+		t.Fatalf("calls %v (context alive: %v), want a kill, then a restart under a live context", c.calls, c.ctxAlive)
+	}
+	if took := time.Since(began); took >= downTime {
+		t.Errorf("the broker stayed down %v although the cell ended", took)
+	}
+	if len(*evs) != 2 || (*evs)[0].F != history.FFaultFired || (*evs)[1].F != fHeal {
+		t.Fatalf("events %+v, want fault-fired then heal", *evs)
+	}
+	if e := (*evs)[0]; e.Attrs["action"] != "kill -9" || e.Attrs["node"] == "" || e.TS == 0 || e.Fault != "broker-kill" {
+		t.Errorf("fault-fired event %+v", e)
+	}
+}
+
+// TestUnderLoadWaitsForLoad: a fault acts only once the load reached its
+// fraction, and not at all when the cell ends first (nothing fired: the
+// runner makes that cell UNKNOWN).
+func TestUnderLoadWaitsForLoad(t *testing.T) {
+	acted := 0
+	act := func(context.Context, Env) error { acted++; return nil }
+	env := testEnv(coreOnly{}, func(history.Event) {})
+	var done int64
+	env.Progress = func(context.Context) (int64, int64) { done += 10; return done, 100 }
+	if err := underLoad(0.3, act)(context.Background(), env); err != nil || acted != 1 || done < 30 {
+		t.Fatalf("acted %d at %d/100 (err %v), want once at 30/100 or later", acted, done, err)
+	}
+	env.Progress = func(context.Context) (int64, int64) { return 0, 100 }
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if err := underLoad(0.3, act)(ctx, env); err != nil || acted != 1 {
+		t.Fatalf("acted %d times (err %v) although the load never came", acted, err)
+	}
+}
+
+// TestSlowNetworkSetsAndHealsLatency: latency on, fired, then every link
+// healed, also when the cell ends during the slow spell.
+func TestSlowNetworkSetsAndHealsLatency(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &recording{}
+	evs, fire := recorder()
+	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+	if err := slowNetwork(ctx, testEnv(c, fire)); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.calls, []string{"latency " + slowLatency.String(), "heal-all"}) || !c.ctxAlive[1] {
+		t.Fatalf("calls %v (alive %v)", c.calls, c.ctxAlive)
+	}
+	if len(*evs) != 2 || (*evs)[0].F != history.FFaultFired || (*evs)[0].Attrs["latency"] != "100ms" || (*evs)[1].F != fHeal {
+		t.Fatalf("events %+v", *evs)
+	}
+}
+
+func TestRandomScheduleIsSeeded(t *testing.T) {
+	pool := scheduleMenu()
+	draw := func(seed uint64) []string {
+		var names []string
+		for _, p := range drawSchedule(rand.New(rand.NewPCG(seed, 0)), pool) {
+			names = append(names, p.name)
+		}
+		return names
+	}
+	first := draw(7)
+	if len(first) != scheduleParts {
+		t.Fatalf("drew %v, want %d parts", first, scheduleParts)
+	}
+	seen := map[string]bool{}
+	for _, n := range first {
+		if seen[n] {
+			t.Fatalf("drew %v: %s twice (one-shot each)", first, n)
+		}
+		seen[n] = true
+	}
+	if again := draw(7); !slices.Equal(first, again) {
+		t.Errorf("seed 7 drew %v, then %v", first, again)
+	}
+	differs := false
+	for seed := uint64(8); seed < 20 && !differs; seed++ {
+		differs = !slices.Equal(first, draw(seed))
+	}
+	if !differs {
+		t.Error("every seed drew the same schedule")
+	}
+	if got := drawSchedule(rand.New(rand.NewPCG(1, 1)), pool[:2]); len(got) != 2 {
+		t.Errorf("a pool of two drew %d parts", len(got))
+	}
+	if names := scheduleNames(pool); slices.Contains(names, "random-schedule") || slices.Contains(names, coordinatorCrashName) {
+		t.Errorf("the schedule's menu %v holds more than ORACLE.md's beyond rows", names)
+	}
+}
+
+func scheduleNames(ps []schedulePart) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.name)
+	}
+	return out
+}
+
+func TestScheduleEventsCarryTheScheduleName(t *testing.T) {
+	evs, fire := recorder()
+	partFired(fire, "partition", []string{"partition", "slow-network"})(history.Event{F: history.FFaultFired,
+		Fault: "partition", Attrs: map[string]string{"node": "2"}})
+	e := (*evs)[0]
+	if e.Fault != randomScheduleName || e.Attrs["part"] != "partition" || e.Attrs["node"] != "2" ||
+		e.Attrs["schedule"] != "partition,slow-network" {
+		t.Errorf("event %+v", e)
+	}
+}
