@@ -348,6 +348,6 @@ func (r *cellRun) observe(ctx context.Context, admin *kgo.Client) (*ctp.Observat
 	if err != nil && !history.IsNoHistory(err) {
 		return nil, fmt.Errorf("observe: %w", err)
 	}
-	return &ctp.Observation{Mode: r.plan.mode, Realization: r.plan.realization, Inputs: inputs, Outputs: outputs,
+	return &ctp.Observation{Mode: r.plan.mode, Realization: r.plan.realization, InputTopic: r.topo.InputTopic, Inputs: inputs, Outputs: outputs,
 		ShareStart: start, InputEnd: end, DeliveryLimit: deliveryLimit, History: h}, nil
 }

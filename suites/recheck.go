@@ -20,6 +20,7 @@ const observationFile = "observation.json"
 type storedObservation struct {
 	Mode          ctp.AckMode     `json:"mode"`
 	Realization   string          `json:"realization"`
+	InputTopic    string          `json:"input_topic"`
 	Inputs        []ctp.Input     `json:"inputs"`
 	Outputs       []ctp.Output    `json:"outputs"`
 	ShareStart    map[int32]int64 `json:"share_start"`
@@ -28,7 +29,7 @@ type storedObservation struct {
 }
 
 func saveObservation(dir string, obs *ctp.Observation) error {
-	b, err := json.Marshal(storedObservation{Mode: obs.Mode, Realization: obs.Realization, Inputs: obs.Inputs,
+	b, err := json.Marshal(storedObservation{Mode: obs.Mode, Realization: obs.Realization, InputTopic: obs.InputTopic, Inputs: obs.Inputs,
 		Outputs: obs.Outputs, ShareStart: obs.ShareStart, InputEnd: obs.InputEnd, DeliveryLimit: obs.DeliveryLimit})
 	if err != nil {
 		return fmt.Errorf("save observation: %w", err)
@@ -49,7 +50,7 @@ func loadObservation(dir string) (ctp.Observation, error) {
 	if err != nil {
 		return ctp.Observation{}, err
 	}
-	return ctp.Observation{Mode: s.Mode, Realization: s.Realization, Inputs: s.Inputs, Outputs: s.Outputs,
+	return ctp.Observation{Mode: s.Mode, Realization: s.Realization, InputTopic: s.InputTopic, Inputs: s.Inputs, Outputs: s.Outputs,
 		ShareStart: s.ShareStart, InputEnd: s.InputEnd, DeliveryLimit: s.DeliveryLimit, History: h}, nil
 }
 

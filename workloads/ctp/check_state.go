@@ -215,7 +215,10 @@ func (s *checkState) seededAt(id string, p int32, off int64) bool {
 // point at where that input was seeded: a corrupted or misattributed output
 // must not count as the input's processing.
 func (s *checkState) indexOutputs() {
-	s.srcTopic = s.commonSrcTopic()
+	s.srcTopic = s.obs.InputTopic
+	if s.srcTopic == "" {
+		s.srcTopic = s.commonSrcTopic()
+	}
 	for i, o := range s.obs.Outputs {
 		if o.Worker != "" {
 			t := checkTxn{o.Worker, o.Txn}
@@ -235,7 +238,7 @@ func (s *checkState) indexOutputs() {
 }
 
 // commonSrcTopic is the topic most outputs name in their src header (ties:
-// the smallest name). The observation does not carry the input topic, and
+// the smallest name), for observations that do not name the input topic:
 // every output of a cell comes from one input topic, so an output naming
 // another topic than all the others is misattributed.
 func (s *checkState) commonSrcTopic() string {

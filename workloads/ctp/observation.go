@@ -44,8 +44,11 @@ type Observation struct {
 	Mode AckMode
 	// Realization is "" for implicit and explicit, "ledger" or "native".
 	Realization string
-	Inputs      []Input
-	Outputs     []Output
+	// InputTopic is the topic the inputs were read from (outputs' src headers
+	// must name it); empty in older stored observations.
+	InputTopic string
+	Inputs     []Input
+	Outputs    []Output
 	// ShareStart is each input partition's share-partition start offset after
 	// the drain (DescribeShareGroupOffsets); absent when it could not be read.
 	ShareStart map[int32]int64

@@ -31,9 +31,9 @@ type Worker struct {
 	acker    TxnAcker
 	newAcker NewTxnAcker
 
-	breaker  *linkBreaker
+	breaker *linkBreaker
 
-	last    StepResult
+	last StepResult
 
 	batches int   // non-empty batches seen
 	txnSeq  int64 // transactions begun
