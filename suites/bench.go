@@ -1,0 +1,302 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharechaos/sharechaos/bench"
+	"github.com/sharechaos/sharechaos/faults"
+	"github.com/sharechaos/sharechaos/internal/cluster"
+	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/reports"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+)
+
+// Bench runs `sharechaos bench`: one cluster for the whole bench; for each
+// sweep point (link latency, partitions), batch size and repeat, one run per
+// mode, the modes interleaved (A B C A B C ...) so drift hits all alike; then
+// the comparison of every mode with explicit, the thresholds, and the reports
+// (bench.json, summary.md, report.html, .hgrm per metric and mode). The
+// returned Bench is what bench.json holds; its ExitCode is the process's. A
+// *UsageError means nothing was run. On ctx cancellation (Ctrl-C) the bench
+// stops, closes the cluster and writes what it recorded.
+func Bench(ctx context.Context, o BenchOptions) (reports.Bench, error) {
+	if err := o.Validate(); err != nil {
+		return reports.Bench{ExitCode: verdict.ExitUsage}, err
+	}
+	thresholds, _ := bench.ParseThresholds(o.Thresholds) // validated above
+	if o.Seed == 0 {
+		o.Seed = randomSeed()
+	}
+	started := time.Now()
+	if o.Out == "" {
+		o.Out = filepath.Join("runs", started.Format("20060102-150405")+"-bench-"+strconv.FormatInt(o.Seed, 10))
+	}
+	created, err := prepareOut(o.Out)
+	if err != nil {
+		return reports.Bench{ExitCode: verdict.ExitUsage}, err
+	}
+	runID := runIDFrom(o.Seed, started)
+	b := reports.Bench{Seed: o.Seed, Started: started.UTC(), Command: o.Command, Rate: o.Rate,
+		RepeatDurationS: o.Duration.Seconds(), Repeats: o.Repeats, Batches: o.Batches, Alpha: o.Alpha,
+		Runs: []reports.BenchRun{}, Comparisons: []reports.BenchComparison{}}
+	fmt.Fprintf(o.Progress, "sharechaos bench: seed %d, out %s\n", o.Seed, o.Out)
+
+	co := o.chaosOptions()
+	choice := chooseBackend(ctx, co)
+	b.Backend, b.BackendWhy = choice.name, choice.why
+	c, err := startBackend(ctx, co, choice, runID, o.Out)
+	if err != nil {
+		b.Interrupted = ctx.Err() != nil
+		b.Notes = append(b.Notes, "the cluster did not start: "+err.Error())
+		return finishBench(&o, b, nil, started, true), nil
+	}
+	closeCluster := func() { _ = c.Close(context.WithoutCancel(ctx)) }
+	defer closeCluster()
+
+	admin, err := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()...), kgo.ClientID("sharechaos-bench"))
+	if err != nil {
+		b.Notes = append(b.Notes, "create admin client: "+err.Error())
+		return finishBench(&o, b, nil, started, true), nil
+	}
+	defer admin.Close()
+	env := &benchEnv{o: &o, c: c, runID: runID, admin: admin}
+	plans, notes, err := planBench(ctx, &o, env)
+	if err != nil {
+		// Nothing was run: leave nothing behind (the broker log included).
+		closeCluster()
+		if created {
+			_ = os.RemoveAll(o.Out)
+		}
+		return reports.Bench{ExitCode: verdict.ExitUsage}, err
+	}
+	b.Notes = append(b.Notes, notes...)
+	b.Modes = benchModeLabels(plans)
+	b.Baseline = benchBaseline(b.Modes)
+	b.Config = o.config(c)
+	o.Log.Info("bench", "seed", o.Seed, "out", o.Out, "runs", len(plans))
+
+	var results []benchResult
+	harness := false
+	latency := time.Duration(-1)
+	for i, p := range plans {
+		if ctx.Err() != nil {
+			b.Interrupted = true
+			break
+		}
+		if p.point.latency != latency {
+			if err := setLinkLatency(ctx, c, p.point.latency); err != nil {
+				b.Notes = append(b.Notes, fmt.Sprintf("link latency %s could not be set: %v", p.point.latency, err))
+				harness = true
+				break
+			}
+			latency = p.point.latency
+		}
+		dir := filepath.Join(o.Out, "runs", p.dirName())
+		r := runOne(ctx, env, p, dir)
+		results = append(results, r)
+		harness = harness || r.harness
+		fmt.Fprintln(o.Progress, progressLine(i+1, len(plans), r))
+		if !r.plan.bare {
+			b.Runs = append(b.Runs, r.run)
+		}
+		// Keep bench.json current, so an interrupted bench still has one.
+		partial := b
+		partial.Interrupted = true
+		partial.DurationS = time.Since(started).Seconds()
+		_ = reports.WriteBenchJSON(o.Out, partial)
+	}
+	if ctx.Err() != nil {
+		b.Interrupted = true
+	}
+	if latency > 0 {
+		_ = setLinkLatency(context.WithoutCancel(ctx), c, 0)
+	}
+	figs := summarizeBench(&o, &b, results, thresholds)
+	return finishBench(&o, b, figs, started, harness), nil
+}
+
+// planBench decides what the bench runs, once the cluster is up: the
+// transactional realization (negotiated, CONTRACT.md), the fault's and the
+// latency sweep's availability on this backend, then the interleaved order.
+// Its error is a usage error: nothing was run.
+func planBench(ctx context.Context, o *BenchOptions, env *benchEnv) ([]benchPlan, []string, error) {
+	var notes []string
+	if o.Fault != "" {
+		f, _ := faults.Lookup(o.Fault)
+		if f.Needs != nil {
+			if why := f.Needs(env.c); why != "" {
+				return nil, nil, usagef("--fault %s cannot run on the %s backend: %s", f.Name, env.c.Name(), why)
+			}
+		}
+		env.fault = &f
+	}
+	if slices.ContainsFunc(o.Latencies, func(d time.Duration) bool { return d > 0 }) {
+		if _, ok := env.c.(cluster.Network); !ok {
+			return nil, nil, usagef("--latency: the %s backend cannot add link latency", env.c.Name())
+		}
+	}
+	modes := slices.Clone(o.Modes)
+	var realization string
+	if slices.Contains(modes, ctp.Transactional) {
+		txn, err := decideTransactional(ctx, o.chaosOptions(), env.c)
+		if err != nil {
+			return nil, nil, err
+		}
+		if txn.warning != "" {
+			notes = append(notes, txn.warning)
+		}
+		if txn.mode != ctp.Transactional {
+			// Fallen back to explicit: a second explicit would pool with the
+			// first under another name. Say so and leave it out.
+			modes = slices.DeleteFunc(modes, func(m ctp.AckMode) bool { return m == ctp.Transactional })
+			notes = append(notes, "transactional mode left out: the brokers do not support it as asked, and its fallback is explicit mode, which the bench runs anyway")
+		}
+		realization = txn.realization
+	}
+	if len(modes) == 0 {
+		return nil, nil, usagef("--mode: nothing left to run")
+	}
+	overhead := o.Overhead && slices.Contains(modes, ctp.Explicit)
+	if o.Overhead && !overhead {
+		notes = append(notes, "harness overhead not measured: it compares with explicit mode, which was not run")
+	}
+
+	var plans []benchPlan
+	add := func(p benchPlan) {
+		p.index = len(plans)
+		p.seed = o.Seed + int64(p.index)
+		plans = append(plans, p)
+	}
+	first := true
+	for _, lat := range o.Latencies {
+		for _, parts := range o.Partitions {
+			pt := benchPoint{partitions: parts, latency: lat}
+			for _, batch := range o.Batches {
+				for rep := 1; rep <= o.Repeats; rep++ {
+					for _, m := range modes {
+						p := benchPlan{point: pt, batch: batch, repeat: rep, mode: m}
+						if m == ctp.Transactional {
+							p.realization = realization
+						}
+						add(p)
+					}
+					// The bare loop runs once per batch size, at the first
+					// sweep point, right after the first repeat's modes.
+					if overhead && first && rep == 1 {
+						add(benchPlan{point: pt, batch: batch, repeat: 1, mode: ctp.Explicit, bare: true})
+						add(benchPlan{point: pt, batch: batch, repeat: 1, mode: ctp.Explicit, bare: true, bareSync: true})
+					}
+				}
+			}
+			first = false
+		}
+	}
+	return plans, notes, nil
+}
+
+// benchModeLabels lists the mode labels in run order.
+func benchModeLabels(plans []benchPlan) []string {
+	var out []string
+	for _, p := range plans {
+		if l := p.label(); !p.bare && !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// benchBaseline is explicit when it ran, else the first mode.
+func benchBaseline(modes []string) string {
+	if slices.Contains(modes, string(ctp.Explicit)) || len(modes) == 0 {
+		return string(ctp.Explicit)
+	}
+	return modes[0]
+}
+
+// finishBench sets the verdict and exit code and writes the reports.
+func finishBench(o *BenchOptions, b reports.Bench, figs reports.BenchFigures, started time.Time, harness bool) reports.Bench {
+	vs := []verdict.Verdict{verdict.Pass}
+	if harness {
+		vs = append(vs, verdict.HarnessError)
+	}
+	if b.Interrupted {
+		vs = append(vs, verdict.Unknown)
+	}
+	if !bench.AllPass(b.Thresholds) {
+		vs = append(vs, verdict.ThresholdFailed)
+	}
+	b.Verdict = verdict.Worst(vs...)
+	b.ExitCode = b.Verdict.ExitCode()
+	b.DurationS = time.Since(started).Seconds()
+	if err := reports.WriteBench(o.Out, b, figs); err != nil {
+		fmt.Fprintf(os.Stderr, "sharechaos: write report: %v\n", err)
+		if b.ExitCode == verdict.ExitPass {
+			b.ExitCode = verdict.ExitHarnessError
+		}
+	}
+	return b
+}
+
+// progressLine is one line per finished run.
+func progressLine(i, n int, r benchResult) string {
+	p := r.plan
+	tot := r.run.Latency[bench.TxnTotalDuration]
+	line := fmt.Sprintf("[%d/%d] %-22s batch %-4d %s repeat %d: %.1f txn/s, txn_total p50 %.2fms p99 %.2fms",
+		i, n, p.label(), p.batch, p.point.name(), p.repeat, r.run.TxnPerSec, tot.P50, tot.P99)
+	if e2e, ok := r.run.Latency[bench.E2ELatency]; ok {
+		line += fmt.Sprintf(", e2e p50 %.2fms", e2e.P50)
+	}
+	if d := r.run.Counters[bench.DroppedIterations]; d > 0 {
+		line += fmt.Sprintf(", dropped %d", d)
+	}
+	if r.run.Error != "" {
+		line += "  ERROR: " + r.run.Error
+	}
+	return line
+}
+
+// config is every setting that shaped the bench, printed in the report.
+func (o *BenchOptions) config(c cluster.Cluster) map[string]string {
+	lat := make([]string, len(o.Latencies))
+	for i, l := range o.Latencies {
+		lat[i] = l.String()
+	}
+	parts := make([]string, len(o.Partitions))
+	for i, p := range o.Partitions {
+		parts[i] = strconv.Itoa(p)
+	}
+	linkSemantics := "toxiproxy latency toxic on every link, both directions: a request/response round trip gains about twice the latency"
+	if c.Name() == "embedded" {
+		linkSemantics = "in-process toxiproxy on every client link, broker-to-client direction only: a round trip gains the latency once"
+	}
+	m := map[string]string{
+		"rate":                strconv.FormatFloat(o.Rate, 'f', -1, 64) + " txn/s over all workers (0: closed loop)",
+		"duration":            o.Duration.String() + " measured per run",
+		"warmup":              o.Warmup.String() + " per run at the same rate, left out of every figure",
+		"workers":             strconv.Itoa(o.Workers) + " in-process CTP workers per run, each under its own open-loop driver at rate/workers, schedules staggered",
+		"brokers":             strconv.Itoa(len(c.Nodes())),
+		"partitions":          strings.Join(parts, ","),
+		"link_latency":        strings.Join(lat, ","),
+		"link_latency_how":    linkSemantics,
+		"record_lock":         DefaultLock.String(),
+		"transaction_timeout": benchTxnTimeout.String(),
+		"input":               fmt.Sprintf("pre-seeded per run: rate x (warm-up + duration) x batch + 25%% + 4 batches per worker, capped at %d records; topped up during the run only when capped or closed loop", o.MaxInput),
+		"driver_backlog":      "one second of ticks per worker; a tick that finds it full is dropped (dropped_iterations)",
+		"tail_reader":         "read_committed consumer in the orchestrator, fetch max wait " + tailMaxWait.String(),
+		"txn_acks":            o.TxnAcks,
+		"on_unsupported":      o.OnUnsupported,
+	}
+	if o.Fault != "" {
+		m["fault"] = o.Fault + " once per run during the measurement; figures split before / during / after"
+	}
+	return m
+}

@@ -1,0 +1,264 @@
+package suites
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sharechaos/sharechaos/bench"
+	"github.com/sharechaos/sharechaos/reports"
+)
+
+// benchMetricNotes say how each metric is measured; they go into the report.
+var benchMetricNotes = []string{
+	"txn_total_duration: from the transaction's intended start (its tick on the open-loop schedule) to commitTransaction returned; it includes waiting behind a slow transaction, the poll (empty polls are retried inside the transaction's iteration) and, in transactional mode, the ledger pre-check, the acks and the validation, but not the ack after the commit. Coordinated-omission correct: a stall raises the latency of everything it delayed.",
+	"txn_service_duration: beginTransaction to commitTransaction returned, from the actual begin: what a harness without correction would report; beside txn_total_duration it shows what waiting costs.",
+	"txn_commit_duration: the commitTransaction (EndTxn) call alone.",
+	"share_ack_duration: the ACCEPT after the commit, marked and flushed synchronously (explicit mode, and the ledger realization of transactional mode, whose ACCEPT follows its commit too). Implicit mode has none: its acks ride on the next poll.",
+	"txn_acks_duration (transactional only): putting the batch's acks into the open transaction (ledger realization: producing the ledger entry; native: AddShareAcksToTxn + TxnShareAcknowledge).",
+	"e2e_latency: per output record, from its transaction's intended start to when a read_committed tail reader in the orchestrator first saw the output. The input is pre-seeded, so the record's own timestamp (seed time) would only measure its place in the backlog; in the open-loop model a transaction's intended start is when its input is wanted, so that is where e2e starts. It includes the commit markers reaching the partition and the reader's fetch (at most " + tailMaxWait.String() + " of fetch wait when idle).",
+	"records/s and txn/s: records and transactions committed during the measured duration, per second of it; dropped_iterations: ticks that found the worker's backlog full and never started.",
+	"Comparisons: per sweep point, batch size, metric and percentile, each mode against explicit by a Mann-Whitney U test whose unit is one repeat's percentile (n = repeats per mode).",
+}
+
+// summarizeBench turns the runs into comparisons, thresholds, harness
+// overhead, .hgrm files and figures.
+func summarizeBench(o *BenchOptions, b *reports.Bench, results []benchResult, ts bench.Thresholds) reports.BenchFigures {
+	b.Notes = append(b.Notes, benchMetricNotes...)
+	var measured []benchResult
+	for _, r := range results {
+		if !r.plan.bare {
+			measured = append(measured, r)
+		}
+	}
+	points := benchPoints(measured)
+
+	for _, pt := range points {
+		runs := runsAt(measured, pt)
+		rows := bench.CompareModes(runs, bench.CompareOptions{Baseline: b.Baseline, Metrics: benchMetrics,
+			Percentiles: []string{"p50", "p99"}, Alpha: o.Alpha})
+		for _, row := range rows {
+			if notRecordedBySide(row) {
+				continue // e.g. share_ack_duration of implicit mode: it has none
+			}
+			if len(points) > 1 {
+				row.Partitions, row.LinkLatency = pt.partitions, pt.latency.String()
+			}
+			b.Comparisons = append(b.Comparisons, row)
+		}
+	}
+
+	groups := groupResults(measured)
+	hgrmDir := filepath.Join(o.Out, "hgrm")
+	if err := os.MkdirAll(hgrmDir, 0o755); err != nil {
+		b.Notes = append(b.Notes, "write .hgrm files: "+err.Error())
+	}
+	recordedAnywhere := map[string]bool{}
+	for _, g := range groups {
+		for _, m := range g.snap.Latencies() {
+			recordedAnywhere[m] = true
+		}
+		for _, m := range g.snap.Counters() {
+			recordedAnywhere[m] = true
+		}
+	}
+	for _, g := range groups {
+		prefix := strings.ReplaceAll(g.label, "/", "-") + "-batch" + strconv.Itoa(g.batch) + "-"
+		if len(points) > 1 {
+			prefix += g.point.name() + "-"
+		}
+		if _, err := g.snap.WriteHGRMs(hgrmDir, prefix); err != nil {
+			b.Notes = append(b.Notes, "write .hgrm files: "+err.Error())
+		}
+		tags := map[string]string{"mode": g.mode, "batch": strconv.Itoa(g.batch),
+			"partitions": strconv.Itoa(g.point.partitions), "latency": g.point.latency.String()}
+		if g.realization != "" {
+			tags["realization"] = g.realization
+		}
+		scope := fmt.Sprintf("%s batch=%d", g.label, g.batch)
+		if len(points) > 1 {
+			scope += " (" + g.point.name() + ")"
+		}
+		for _, t := range ts {
+			if !t.Matches(tags) {
+				continue
+			}
+			// A metric this mode never records (implicit has no
+			// share_ack_duration) does not apply here; one that nothing
+			// recorded fails, so a typo never passes.
+			if recordedAnywhere[t.Metric] && !g.snap.HasLatency(t.Metric) && !slices.Contains(g.snap.Counters(), t.Metric) {
+				continue
+			}
+			res := t.Evaluate(g.snap)
+			res.Scope = scope
+			b.Thresholds = append(b.Thresholds, res)
+		}
+	}
+
+	b.HarnessOverhead = harnessOverhead(b, results)
+
+	figs := reports.BenchFigures{}
+	for _, pt := range points {
+		var reps, e2e []bench.Repeat
+		for _, r := range measured {
+			if r.plan.point == pt && r.snap != nil {
+				rep := bench.Repeat{Run: r.run, Snapshot: r.snap, Windows: r.windows}
+				reps = append(reps, rep)
+				e2e = append(e2e, rep)
+			}
+		}
+		main := bench.ModeFigures(reps, bench.TxnTotalDuration)
+		ends := bench.ModeFigures(e2e, bench.E2ELatency)
+		for batch, fs := range main {
+			if f := ends[batch]; len(f) > 0 && len(f[0].Spectra) > 0 {
+				fs = append(fs, f[0]) // e2e_latency's spectrum by mode
+			}
+			if len(points) > 1 {
+				for i := range fs {
+					fs[i].Title = pointWords(pt) + ": " + fs[i].Title
+				}
+			}
+			figs[batch] = append(figs[batch], fs...)
+		}
+	}
+	return figs
+}
+
+// notRecordedBySide says a comparison row exists only because one side never
+// records its metric (no repeat of it failed).
+func notRecordedBySide(c reports.BenchComparison) bool {
+	if c.N1 > 0 && c.N2 > 0 {
+		return false
+	}
+	for _, w := range c.Warnings {
+		if !strings.Contains(w, "no "+c.Metric+" recorded") && w != "no samples on one side" {
+			return false
+		}
+	}
+	return true
+}
+
+func benchPoints(rs []benchResult) []benchPoint {
+	var out []benchPoint
+	for _, r := range rs {
+		if !slices.Contains(out, r.plan.point) {
+			out = append(out, r.plan.point)
+		}
+	}
+	return out
+}
+
+func runsAt(rs []benchResult, pt benchPoint) []reports.BenchRun {
+	var out []reports.BenchRun
+	for _, r := range rs {
+		if r.plan.point == pt {
+			out = append(out, r.run)
+		}
+	}
+	return out
+}
+
+func pointWords(pt benchPoint) string {
+	return fmt.Sprintf("link latency %s, %d partitions", pt.latency, pt.partitions)
+}
+
+// resultGroup is every repeat of one mode at one batch size and sweep point,
+// merged: the unit of thresholds and .hgrm files.
+type resultGroup struct {
+	label, mode, realization string
+	batch                    int
+	point                    benchPoint
+	snap                     *bench.Snapshot
+}
+
+func groupResults(rs []benchResult) []*resultGroup {
+	var out []*resultGroup
+	find := func(r benchResult) *resultGroup {
+		for _, g := range out {
+			if g.label == r.plan.label() && g.batch == r.plan.batch && g.point == r.plan.point {
+				return g
+			}
+		}
+		g := &resultGroup{label: r.plan.label(), mode: string(r.plan.mode), realization: r.plan.realization,
+			batch: r.plan.batch, point: r.plan.point, snap: bench.NewSnapshot(0)}
+		out = append(out, g)
+		return g
+	}
+	for _, r := range rs {
+		if r.snap == nil || (r.run.Error != "" && r.harness) {
+			continue
+		}
+		g := find(r)
+		if err := g.snap.Merge(r.snap); err != nil {
+			continue // one slot interval for every run: cannot happen
+		}
+	}
+	return out
+}
+
+// harnessOverhead compares, per batch size at the first sweep point, the
+// instrumented explicit runs' txn_total_duration p50 (median over repeats)
+// with the bare loop's, notes each ratio, and returns the one of the smallest
+// batch size (where the harness's fixed cost weighs most); 0 when not measured.
+func harnessOverhead(b *reports.Bench, results []benchResult) float64 {
+	overall, smallest := 0.0, 0
+	for _, r := range results {
+		if !r.plan.bare {
+			continue
+		}
+		if r.plan.bareSync {
+			if r.run.Error == "" && len(r.bare) > 0 {
+				b.Notes = append(b.Notes, fmt.Sprintf("bare franz-go loop producing with ProduceSync (no 10 ms linger wait), batch %d: txn_total_duration p50 %.3f ms (%d transactions); the gap to the bare loop with the worker's produce pattern is the workload's produce pattern, not the harness",
+					r.plan.batch, float64(r.snap.Histogram(bench.TxnTotalDuration).Quantile(50))/float64(time.Millisecond), len(r.bare)))
+			}
+			continue
+		}
+		if r.run.Error != "" || len(r.bare) == 0 {
+			b.Notes = append(b.Notes, fmt.Sprintf("harness overhead at batch %d not measured: the bare loop %s", r.plan.batch, orWords(r.run.Error, "committed nothing")))
+			continue
+		}
+		bare := r.snap.Histogram(bench.TxnTotalDuration).Quantile(50)
+		var ours []float64
+		for _, m := range results {
+			if m.plan.bare || m.plan.mode != "explicit" || m.plan.batch != r.plan.batch || m.plan.point != r.plan.point || m.run.Error != "" {
+				continue
+			}
+			if p, ok := m.run.Latency[bench.TxnTotalDuration]; ok && p.Count > 0 {
+				ours = append(ours, p.P50)
+			}
+		}
+		if len(ours) == 0 || bare <= 0 {
+			continue
+		}
+		oursMs := medianFloat(ours)
+		bareMs := float64(bare) / float64(time.Millisecond)
+		ratio := oursMs / bareMs
+		b.Notes = append(b.Notes, fmt.Sprintf("harness overhead, batch %d: instrumented explicit txn_total_duration p50 %.3f ms (median of %d repeats) / bare franz-go loop %.3f ms (one run, same client calls as the worker, %d transactions) = %.3f",
+			r.plan.batch, oursMs, len(ours), bareMs, len(r.bare), ratio))
+		if overall == 0 || r.plan.batch < smallest {
+			overall, smallest = float64(int(ratio*1000+0.5))/1000, r.plan.batch
+		}
+	}
+	return overall
+}
+
+func orWords(s, alt string) string {
+	if s != "" {
+		return "failed: " + s
+	}
+	return alt
+}
+
+func medianFloat(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
