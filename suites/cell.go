@@ -199,7 +199,7 @@ func (r *cellRun) execute(ctx context.Context, allowed ctp.Allowed) (*ctp.Observ
 		faultWG.Add(1)
 		go func() {
 			defer faultWG.Done()
-			env := faults.Env{Cluster: r.c, Topology: r.topo, Rand: r.rng,
+			env := faults.Env{Cluster: r.c, Topology: r.topo, Rand: r.rng, Workers: o.Workers,
 				Fired:    func(e history.Event) { _ = r.timeline.Record(e) },
 				Progress: func(ctx context.Context) (int64, int64) { return r.progress(ctx, admin) }}
 			if err := r.plan.fault.Inject(faultCtx, env); err != nil && faultCtx.Err() == nil {
