@@ -96,6 +96,22 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if fs.NArg() > 0 {
 		return usage("unexpected argument %q (flags only; see --help)", fs.Arg(0))
 	}
+	// The library reads a zero as "the default"; on the command line a zero
+	// is the user's, and wrong for these.
+	switch {
+	case o.Duration <= 0:
+		return usage("--duration %v: want a positive duration", o.Duration)
+	case o.Repeats < 1:
+		return usage("--repeats %d: want 1 or more", o.Repeats)
+	case o.Workers < 1:
+		return usage("--workers %d: want 1 or more", o.Workers)
+	case o.Brokers < 1:
+		return usage("--brokers %d: want 1 or more", o.Brokers)
+	case o.MaxInput < 1:
+		return usage("--max-input %d: want 1 or more", o.MaxInput)
+	case o.Alpha <= 0 || o.Alpha >= 1:
+		return usage("--alpha %v: want a level in (0, 1)", o.Alpha)
+	}
 	for _, m := range modes {
 		o.Modes = append(o.Modes, ctp.AckMode(m))
 	}
