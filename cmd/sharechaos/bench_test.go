@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestBenchUsageErrorsExit64AndNameTheFlag: every case must fail before a
@@ -99,6 +103,76 @@ func TestBenchThresholdExitCodes(t *testing.T) {
 		}
 		if c.code == 3 && !strings.Contains(stdout.String(), "threshold failed: "+c.threshold) {
 			t.Errorf("stdout does not name the failed threshold:\n%s", stdout.String())
+		}
+	}
+}
+
+// TestBenchInterrupt sends Ctrl-C (SIGINT) to a running bench: it stops,
+// closes the cluster (no child process outlives it), writes what it recorded
+// with interrupted set, and exits 2 (UNKNOWN).
+func TestBenchInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an embedded cluster; skipped with -short")
+	}
+	out := filepath.Join(t.TempDir(), "bench")
+	cmd := exec.Command(os.Args[0], "bench", "--backend", "embedded", "--mode", "explicit,implicit", "--rate", "10",
+		"--duration", "5m", "--warmup", "0s", "--repeats", "2", "--batch", "1", "--workers", "1", "--out", out)
+	cmd.Env = append(os.Environ(), "SHARECHAOS_TEST_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		if m, _ := filepath.Glob(filepath.Join(out, "runs", "*", "histories", "w*.jsonl")); len(m) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("no worker started within 90s; stderr: %s", stderr.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second)
+	children := descendants(cmd.Process.Pid)
+	if len(children) == 0 {
+		t.Fatal("found no child processes (the embedded broker) to watch")
+	}
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 2 {
+		t.Errorf("exit code after Ctrl-C = %d (%v), want 2 (UNKNOWN: interrupted); stderr:\n%s", code, err, stderr.String())
+	}
+	for _, pid := range children {
+		if alive(pid) {
+			t.Errorf("child process %d outlived the interrupted bench", pid)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, "bench.json"))
+	if err != nil {
+		t.Fatalf("no bench.json after Ctrl-C: %v", err)
+	}
+	var res struct {
+		Verdict     string `json:"verdict"`
+		Interrupted bool   `json:"interrupted"`
+		Runs        []struct {
+			Counters map[string]int64 `json:"counters"`
+			Error    string           `json:"error"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatalf("bench.json: %v", err)
+	}
+	if !res.Interrupted || res.Verdict != "UNKNOWN" {
+		t.Errorf("bench.json: interrupted=%v verdict=%s, want true and UNKNOWN", res.Interrupted, res.Verdict)
+	}
+	if len(res.Runs) != 1 || res.Runs[0].Counters["transactions"] == 0 || !strings.Contains(res.Runs[0].Error, "interrupted") {
+		t.Errorf("bench.json runs %+v: want the interrupted run with what it measured", res.Runs)
+	}
+	for _, f := range []string{"summary.md", "report.html"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
 		}
 	}
 }
