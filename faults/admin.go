@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -178,4 +180,27 @@ func (a *admin) partitionCount(ctx context.Context, topic string) (int, error) {
 		return 0, nil
 	}
 	return len(t.Partitions), nil
+}
+
+// cellTxnIDs lists the transactional ids of a cell's workers: the slots'
+// ids (Env.Workers) and whatever ids with the cell's worker prefix the
+// coordinators know (a runner that did not say how many slots it runs).
+func (a *admin) cellTxnIDs(ctx context.Context, env Env) []string {
+	ids := map[string]bool{}
+	for slot := 1; slot <= env.slots(); slot++ {
+		ids[env.Topology.TransactionalID(slot)] = true
+	}
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	// Shard errors leave out the ids of a broker that did not answer: the
+	// slots' ids are there anyway.
+	listed, _ := a.adm.ListTransactions(lctx, nil, nil)
+	for _, id := range listed.TransactionalIDs() {
+		if strings.HasPrefix(id, env.Topology.Prefix+"-w") {
+			ids[id] = true
+		}
+	}
+	out := slices.Collect(maps.Keys(ids))
+	slices.Sort(out)
+	return out
 }

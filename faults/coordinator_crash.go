@@ -68,7 +68,8 @@ func coordinatorCrashAfterEndTxn(ctx context.Context, env Env) error {
 	api, _ := toxiAPIOf(env.Cluster)
 	roles := env.Cluster.(cluster.Roles)
 
-	txnID := env.Topology.TransactionalID(1 + env.Rand.IntN(env.slots()))
+	ids := a.cellTxnIDs(ctx, env)
+	txnID := ids[env.Rand.IntN(len(ids))]
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	coord, err := roles.Coordinator(cctx, cluster.CoordTransaction, txnID)
 	cancel()
@@ -87,12 +88,25 @@ func coordinatorCrashAfterEndTxn(ctx context.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	moved, err := moveRolesOff(ctx, env, a, coord, append(append(rs, g), out...))
+	others, sharing, err := otherTxnRoles(ctx, a, txnID, ids)
+	if err != nil {
+		return err
+	}
+	began := time.Now()
+	moved, err := moveRolesOff(ctx, env, a, coord, slices.Concat(rs, []role{g}, out, others))
+	prepared(env, coordinatorCrashName, began, map[string]string{"action": "roles moved off the coordinator's broker",
+		"node": strconv.Itoa(int(coord)), "transactional_id": txnID, "moved_off": joinMoved(moved)})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}
 		return err
+	}
+	cctx, cancel = context.WithTimeout(ctx, 30*time.Second)
+	still, err := roles.Coordinator(cctx, cluster.CoordTransaction, txnID)
+	cancel()
+	if err != nil || still != coord {
+		return fmt.Errorf("transaction coordinator of %s moved from broker %d to %d while other roles moved off it (%v)", txnID, coord, still, err)
 	}
 	ls, err := api.links(ctx)
 	if err != nil {
@@ -147,6 +161,7 @@ func coordinatorCrashAfterEndTxn(ctx context.Context, env Env) error {
 		"producer_epoch": strconv.Itoa(int(commit.epoch)), "txn_state_before_kill": state,
 		"markers_held_since": commit.heldAt.UTC().Format(time.RFC3339Nano), "marker_partitions": commit.partitions,
 		"held_links": strings.Join(held, ","), "moved_off": joinMoved(moved),
+		"chosen_transactional_id": txnID, "coordinator_shared_with": strings.Join(sharing, ","),
 	})
 
 	discarded := h.waitDiscarded(ctx)
@@ -263,11 +278,40 @@ func (h markerHold) waitCommit(ctx context.Context, a *admin, env Env) (heldComm
 	}
 }
 
+// otherTxnRoles lists the transaction coordinators of the cell's other
+// workers, so that they can move off the broker that will be killed: a
+// worker whose coordinator dies with it has its open transaction aborted,
+// which is a broker kill for that worker, not case 4. A worker whose id
+// hashes to the chosen id's own partition cannot be separated from it;
+// sharing names those.
+func otherTxnRoles(ctx context.Context, a *admin, chosen string, ids []string) (others []role, sharing []string, err error) {
+	n, err := a.partitionCount(ctx, txnStateTopic)
+	if err != nil {
+		return nil, nil, err
+	}
+	if n == 0 {
+		return nil, nil, fmt.Errorf("find transaction coordinators: %s does not exist", txnStateTopic)
+	}
+	own := coordinatorPartition(chosen, n)
+	for _, id := range ids {
+		if id == chosen {
+			continue
+		}
+		p := coordinatorPartition(id, n)
+		if p == own {
+			sharing = append(sharing, id)
+			continue
+		}
+		others = append(others, role{what: "transaction coordinator of " + id, topic: txnStateTopic, partition: p,
+			kind: cluster.CoordTransaction, key: id})
+	}
+	return others, sharing, nil
+}
+
 // refreshProducers maps the producer ids of the cell's workers to their
 // transactional ids.
 func refreshProducers(ctx context.Context, a *admin, env Env, producers map[int64]string) {
-	for slot := 1; slot <= env.slots(); slot++ {
-		id := env.Topology.TransactionalID(slot)
+	for _, id := range a.cellTxnIDs(ctx, env) {
 		if d, err := a.describeTxn(ctx, id); err == nil {
 			producers[d.ProducerID] = id
 		}

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -45,7 +46,8 @@ func lateEndTxn(ctx context.Context, env Env) error {
 	api, _ := toxiAPIOf(env.Cluster)
 	roles := env.Cluster.(cluster.Roles)
 
-	txnID := env.Topology.TransactionalID(1 + env.Rand.IntN(env.slots()))
+	ids := a.cellTxnIDs(ctx, env)
+	txnID := ids[env.Rand.IntN(len(ids))]
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	coord, err := roles.Coordinator(cctx, cluster.CoordTransaction, txnID)
 	cancel()
@@ -90,10 +92,6 @@ func lateEndTxn(ctx context.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), replayLimit)
-	defer cancel()
-	at := time.Now()
-	reply, rerr := kafkatoxic.Replay(rctx, addr, caught.frame)
 	attrs := map[string]string{
 		"action": "replayed a captured EndTxn on a raw connection", "transactional_id": caught.req.TransactionalID,
 		"producer_id": strconv.FormatInt(caught.req.ProducerID, 10), "producer_epoch": strconv.Itoa(int(caught.req.ProducerEpoch)),
@@ -101,14 +99,62 @@ func lateEndTxn(ctx context.Context, env Env) error {
 		"captured_at": caught.at.UTC().Format(time.RFC3339Nano), "newer": newer,
 		"node": strconv.Itoa(int(current)),
 	}
-	switch {
-	case rerr != nil:
-		attrs["answer"] = "no answer: " + rerr.Error()
-	default:
-		attrs["answer"] = endTxnAnswer(reply)
-	}
+	at, answers := replay(ctx, a, addr, caught)
+	attrs["answer"] = answers[len(answers)-1]
+	attrs["answers"] = strings.Join(answers, " | ")
 	fired(env, lateEndTxnName, "after-newer-transaction", at, attrs)
 	return nil
+}
+
+// replayAttempts bounds the replays of one frame: an answer that decides
+// nothing (CONCURRENT_TRANSACTIONS: the newer transaction was just ending)
+// is followed by another replay while a newer transaction is open.
+const replayAttempts = 3
+
+// replay sends the captured frame to addr until the broker's answer
+// decides (anything but CONCURRENT_TRANSACTIONS) or the attempts are used
+// up. It returns when the first replay went out and every answer.
+func replay(ctx context.Context, a *admin, addr string, caught caughtEndTxn) (time.Time, []string) {
+	var first time.Time
+	var answers []string
+	for attempt := 1; attempt <= replayAttempts; attempt++ {
+		if attempt > 1 && !waitOngoing(ctx, a, caught) {
+			break
+		}
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), replayLimit)
+		at := time.Now()
+		reply, err := kafkatoxic.Replay(rctx, addr, caught.frame)
+		cancel()
+		if attempt == 1 {
+			first = at
+		}
+		if err != nil {
+			answers = append(answers, "no answer: "+err.Error())
+			break
+		}
+		answer, code := endTxnAnswer(reply)
+		answers = append(answers, answer)
+		if !errors.Is(code, kerr.ConcurrentTransactions) {
+			break
+		}
+	}
+	return first, answers
+}
+
+// waitOngoing waits (a little) until the captured producer has a newer
+// transaction open.
+func waitOngoing(ctx context.Context, a *admin, caught caughtEndTxn) bool {
+	deadline := time.Now().Add(newerWait)
+	for time.Now().Before(deadline) {
+		if d, err := a.describeTxn(ctx, caught.req.TransactionalID); err == nil && d.State == "Ongoing" &&
+			(d.ProducerID != caught.req.ProducerID || d.ProducerEpoch > caught.req.ProducerEpoch) {
+			return true
+		}
+		if !sleepCtx(ctx, 20*time.Millisecond) {
+			return false
+		}
+	}
+	return false
 }
 
 // caughtEndTxn is one captured EndTxn frame and what it says.
@@ -178,14 +224,15 @@ func waitNewerTxn(ctx context.Context, a *admin, api toxiAPI, proxy, toxic strin
 	}
 }
 
-// endTxnAnswer is the broker's answer to a replayed EndTxn in words.
-func endTxnAnswer(reply kafkatoxic.Reply) string {
+// endTxnAnswer is the broker's answer to a replayed EndTxn in words, and
+// its error.
+func endTxnAnswer(reply kafkatoxic.Reply) (string, error) {
 	resp, ok := reply.Response.(*kmsg.EndTxnResponse)
 	if !ok {
-		return fmt.Sprintf("undecodable response (%d bytes)", len(reply.Body))
+		return fmt.Sprintf("undecodable response (%d bytes)", len(reply.Body)), nil
 	}
 	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
-		return err.Error()
+		return err.Error(), err
 	}
-	return "NONE (accepted)"
+	return "NONE (accepted)", nil
 }

@@ -82,9 +82,10 @@ func groupRole(ctx context.Context, a *admin, topo ctp.Topology) (role, error) {
 
 // moveRolesOff makes other brokers than node hold every role in rs that
 // node holds, and checks it: a leader by the metadata, a coordinator by
-// asking for it. A coordinator still on node after its computed partition
-// moved (a Kafka that places keys differently) gets every partition of its
-// topic that node leads moved off. It returns what it moved, as
+// asking for it. A share or group coordinator still on node after its
+// computed partition moved (a Kafka that places keys differently) gets every
+// partition of its topic that node leads moved off; a transaction
+// coordinator is an error. It returns what it moved, as
 // "what:from->to".
 func moveRolesOff(ctx context.Context, env Env, a *admin, node cluster.NodeID, rs []role) ([]string, error) {
 	roles := env.Cluster.(cluster.Roles)
@@ -132,6 +133,11 @@ func moveRolesOff(ctx context.Context, env Env, a *admin, node cluster.NodeID, r
 		}
 		if holder != node {
 			continue
+		}
+		if r.kind == cluster.CoordTransaction {
+			// Clearing the transaction log's topic would move the
+			// coordinator the fault is about.
+			return moved, fmt.Errorf("move %s off broker %d: it is still there after %s/%d moved", r.what, node, r.topic, r.partition)
 		}
 		// Kafka placed the key elsewhere than computed: clear the whole topic.
 		n, err := a.partitionCount(ctx, r.topic)

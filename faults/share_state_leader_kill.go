@@ -37,7 +37,10 @@ func shareStateLeaderKill(ctx context.Context, env Env) error {
 	for q := range env.Topology.Partitions {
 		inputs = append(inputs, role{what: fmt.Sprintf("input/%d", q), topic: env.Topology.InputTopic, partition: q})
 	}
+	began := time.Now()
 	moved, err := moveRolesOff(ctx, env, a, node, inputs)
+	prepared(env, shareStateLeaderKillName, began, map[string]string{"action": "input leaders moved off the share coordinator's broker",
+		"node": fmt.Sprint(node), "moved_off": joinMoved(moved)})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
