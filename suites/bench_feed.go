@@ -59,10 +59,11 @@ type feeder struct {
 	processed *atomic.Int64
 	refills   atomic.Int64
 
-	mu   sync.Mutex
-	stop context.CancelFunc
-	done chan struct{}
-	err  error
+	mu        sync.Mutex
+	closeOnce sync.Once
+	stop      context.CancelFunc
+	done      chan struct{}
+	err       error
 }
 
 func newFeeder(bootstrap []string, topic string, plan inputPlan, processed *atomic.Int64) (*feeder, error) {
@@ -133,13 +134,16 @@ func (f *feeder) topUp(ctx context.Context) {
 	}()
 }
 
-// close stops the top-up and the client; it returns the top-up's error.
+// close stops the top-up and the client; it returns the top-up's error. It
+// may be called more than once.
 func (f *feeder) close() error {
-	if f.stop != nil {
-		f.stop()
-		<-f.done
-	}
-	f.cl.Close()
+	f.closeOnce.Do(func() {
+		if f.stop != nil {
+			f.stop()
+			<-f.done
+		}
+		f.cl.Close()
+	})
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.err

@@ -2,6 +2,7 @@ package suites
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -99,7 +100,7 @@ func summarizeBench(o *BenchOptions, b *reports.Bench, results []benchResult, ts
 		}
 	}
 
-	b.HarnessOverhead = harnessOverhead(b, results)
+	b.HarnessOverhead = harnessOverhead(b, results, o.Alpha)
 
 	figs := reports.BenchFigures{}
 	for _, pt := range points {
@@ -201,49 +202,74 @@ func groupResults(rs []benchResult) []*resultGroup {
 }
 
 // harnessOverhead compares, per batch size at the first sweep point, the
-// instrumented explicit runs' txn_total_duration p50 (median over repeats)
-// with the bare loop's, notes each ratio, and returns the one of the smallest
-// batch size (where the harness's fixed cost weighs most); 0 when not measured.
-func harnessOverhead(b *reports.Bench, results []benchResult) float64 {
-	overall, smallest := 0.0, 0
+// instrumented explicit runs' txn_total_duration p50 with the bare loop's
+// (one value per repeat on each side, interleaved, tested like the modes),
+// notes each ratio of medians with its p-value, and returns the median of the
+// per-batch ratios; 0 when not measured.
+func harnessOverhead(b *reports.Bench, results []benchResult, alpha float64) float64 {
+	type sides struct{ bare, ours []float64 }
+	byBatch := map[int]*sides{}
+	var batches []int
+	var point *benchPoint
 	for _, r := range results {
 		if !r.plan.bare {
 			continue
 		}
+		if point == nil {
+			pt := r.plan.point
+			point = &pt
+		}
+		p50 := float64(0)
+		if r.snap != nil {
+			p50 = float64(r.snap.Histogram(bench.TxnTotalDuration).Quantile(50)) / float64(time.Millisecond)
+		}
 		if r.plan.bareSync {
 			if r.run.Error == "" && len(r.bare) > 0 {
-				b.Notes = append(b.Notes, fmt.Sprintf("bare franz-go loop producing with ProduceSync (no 10 ms linger wait), batch %d: txn_total_duration p50 %.3f ms (%d transactions); the gap to the bare loop with the worker's produce pattern is the workload's produce pattern, not the harness",
-					r.plan.batch, float64(r.snap.Histogram(bench.TxnTotalDuration).Quantile(50))/float64(time.Millisecond), len(r.bare)))
+				b.Notes = append(b.Notes, fmt.Sprintf("bare franz-go loop producing with ProduceSync (no wait for kgo's 10 ms default linger), batch %d: txn_total_duration p50 %.3f ms (one run, %d transactions); its gap to the bare loop with the worker's produce pattern is the workload's produce pattern, not the harness",
+					r.plan.batch, p50, len(r.bare)))
 			}
 			continue
 		}
 		if r.run.Error != "" || len(r.bare) == 0 {
-			b.Notes = append(b.Notes, fmt.Sprintf("harness overhead at batch %d not measured: the bare loop %s", r.plan.batch, orWords(r.run.Error, "committed nothing")))
+			b.Notes = append(b.Notes, fmt.Sprintf("bare loop batch %d repeat %d left out: %s", r.plan.batch, r.plan.repeat, orWords(r.run.Error, "committed nothing")))
 			continue
 		}
-		bare := r.snap.Histogram(bench.TxnTotalDuration).Quantile(50)
-		var ours []float64
-		for _, m := range results {
-			if m.plan.bare || m.plan.mode != "explicit" || m.plan.batch != r.plan.batch || m.plan.point != r.plan.point || m.run.Error != "" {
-				continue
-			}
-			if p, ok := m.run.Latency[bench.TxnTotalDuration]; ok && p.Count > 0 {
-				ours = append(ours, p.P50)
-			}
+		if byBatch[r.plan.batch] == nil {
+			byBatch[r.plan.batch] = &sides{}
+			batches = append(batches, r.plan.batch)
 		}
-		if len(ours) == 0 || bare <= 0 {
+		byBatch[r.plan.batch].bare = append(byBatch[r.plan.batch].bare, p50)
+	}
+	if point == nil {
+		return 0
+	}
+	for _, m := range results {
+		if m.plan.bare || m.plan.mode != "explicit" || m.plan.point != *point || m.run.Error != "" || byBatch[m.plan.batch] == nil {
 			continue
 		}
-		oursMs := medianFloat(ours)
-		bareMs := float64(bare) / float64(time.Millisecond)
-		ratio := oursMs / bareMs
-		b.Notes = append(b.Notes, fmt.Sprintf("harness overhead, batch %d: instrumented explicit txn_total_duration p50 %.3f ms (median of %d repeats) / bare franz-go loop %.3f ms (one run, same client calls as the worker, %d transactions) = %.3f",
-			r.plan.batch, oursMs, len(ours), bareMs, len(r.bare), ratio))
-		if overall == 0 || r.plan.batch < smallest {
-			overall, smallest = float64(int(ratio*1000+0.5))/1000, r.plan.batch
+		if p, ok := m.run.Latency[bench.TxnTotalDuration]; ok && p.Count > 0 {
+			byBatch[m.plan.batch].ours = append(byBatch[m.plan.batch].ours, p.P50)
 		}
 	}
-	return overall
+	slices.Sort(batches)
+	var ratios []float64
+	for _, batch := range batches {
+		s := byBatch[batch]
+		if len(s.ours) == 0 {
+			continue
+		}
+		c := bench.Compare(s.bare, s.ours, alpha)
+		if c.Ratio <= 0 {
+			continue
+		}
+		ratios = append(ratios, c.Ratio)
+		b.Notes = append(b.Notes, fmt.Sprintf("harness overhead, batch %d: instrumented explicit txn_total_duration p50 %.3f ms / bare franz-go loop (same client calls as the worker, no history, recorder or driver) %.3f ms, medians of %d and %d repeats = %.3f; %s",
+			batch, c.CandidateMedian, c.BaselineMedian, c.N2, c.N1, c.Ratio, c.Words("the instrumented loop", "the bare loop")))
+	}
+	if len(ratios) == 0 {
+		return 0
+	}
+	return math.Round(medianFloat(ratios)*1000) / 1000
 }
 
 func orWords(s, alt string) string {
