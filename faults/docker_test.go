@@ -243,16 +243,17 @@ func healEvents(evs []history.Event) []history.Event {
 
 func checkPlacement(t *testing.T, ctx context.Context, c *docker.Cluster, a *admin, kind cluster.CoordKind, key, topic string) {
 	t.Helper()
+	// Asking first: the first FindCoordinator creates the internal topic.
+	got, err := c.Coordinator(ctx, kind, key)
+	if err != nil {
+		t.Fatal(err)
+	}
 	n, err := a.partitionCount(ctx, topic)
 	if err != nil || n == 0 {
 		t.Fatalf("partitions of %s: %d, %v", topic, n, err)
 	}
 	p := coordinatorPartition(key, n)
 	leaders, err := a.leaders(ctx, topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := c.Coordinator(ctx, kind, key)
 	if err != nil {
 		t.Fatal(err)
 	}
