@@ -91,3 +91,13 @@ func TestRemoveStale(t *testing.T) {
 		t.Errorf("the stale network survived: %v", nets)
 	}
 }
+
+// TestClusterIDNeverLooksLikeAFlag: kafka-storage format reads an id starting
+// with '-' as a flag, so no cluster id may start with one.
+func TestClusterIDNeverLooksLikeAFlag(t *testing.T) {
+	for i := 0; i < 2000; i++ {
+		if id := newClusterID(); id[0] == '-' || len(id) != 22 {
+			t.Fatalf("cluster id %q", id)
+		}
+	}
+}

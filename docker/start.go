@@ -279,7 +279,13 @@ func (c *Cluster) brokerRequest(n int) testcontainers.GenericContainerRequest {
 // newClusterID makes a KRaft cluster id: 16 random bytes, base64url without
 // padding, like kafka-storage random-uuid.
 func newClusterID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
+	// Like Kafka's Uuid.randomUuid: an id starting with '-' would be read as
+	// a flag by kafka-storage format (it failed 2 of 5 cluster starts).
+	for {
+		b := make([]byte, 16)
+		_, _ = rand.Read(b)
+		if id := base64.RawURLEncoding.EncodeToString(b); id[0] != '-' {
+			return id
+		}
+	}
 }
