@@ -23,7 +23,7 @@ func TestAllowedFor(t *testing.T) {
 		{"crash-before-begin", nil, nil, dup},
 		{"crash-after-send", nil, nil, dup},
 		{"crash-after-send-fresh-id", nil, nil, dup},
-		{"coordinator-crash-after-endtxn", nil, dup, dup},
+		{"coordinator-crash-after-endtxn", nil, dup, dupLost},
 		{"crash-after-commit", nil, dup, dup},
 		{"zombie-fenced", nil, dup, dupLost},
 		{"explicit-abort", nil, nil, lost},

@@ -3,6 +3,7 @@ package ctp
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -222,6 +223,7 @@ func (w *Worker) ack(ctx context.Context, status kgo.AckStatus, batch []*kgo.Rec
 	name := map[kgo.AckStatus]string{kgo.AckAccept: history.AckAccept, kgo.AckRelease: history.AckRelease,
 		kgo.AckReject: history.AckReject, kgo.AckRenew: history.AckRenew}[status]
 	w.event(history.Event{Type: history.Invoke, F: history.FAck, Ack: name, Records: recs(batch)})
+	w.takeAckErrs() // whatever earlier flushes left belongs to them
 	start := time.Now()
 	w.consumer.MarkAcks(status, batch...)
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.RequestTimeout.D())
@@ -231,6 +233,13 @@ func (w *Worker) ack(ctx context.Context, status kgo.AckStatus, batch []*kgo.Rec
 		return time.Since(start)
 	}
 	d := time.Since(start)
+	if errs := w.takeAckErrs(); len(errs) > 0 {
+		// The broker refused (or never got) some of these acks: the records
+		// stay acquired until released or their locks expire.
+		w.event(history.Event{Type: history.Fail, F: history.FAck, Ack: name, Records: recs(batch),
+			Error: strings.Join(errs, "; "), DurNS: d.Nanoseconds()})
+		return d
+	}
 	w.event(history.Event{Type: history.OK, F: history.FAck, Ack: name, Records: recs(batch), DurNS: d.Nanoseconds()})
 	return d
 }

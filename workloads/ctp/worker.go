@@ -33,6 +33,12 @@ type Worker struct {
 
 	breaker *linkBreaker
 
+	// ackErrs collects what the broker said of this worker's acks: FlushAcks
+	// returns nil even when the broker rejected a partition's acks, and only
+	// the ShareAckCallback hears it.
+	ackMu   sync.Mutex
+	ackErrs []string
+
 	last StepResult
 
 	batches int   // non-empty batches seen
@@ -127,6 +133,7 @@ func (w *Worker) open(ctx context.Context) error {
 		// nothing left long-polls for the whole wait while another's
 		// partitions have records, so keep the wait short.
 		kgo.FetchMaxWait(100*time.Millisecond),
+		kgo.ShareAckCallback(w.onAckResults),
 	)...)
 	if err != nil {
 		return fmt.Errorf("create consumer: %w", err)
@@ -176,6 +183,27 @@ func (w *Worker) openProducer(ctx context.Context) error {
 	w.event(history.Event{Type: history.Info, F: "init-producer", Attrs: map[string]string{
 		"producer_id": strconv.FormatInt(id, 10), "epoch": strconv.Itoa(int(epoch))}})
 	return nil
+}
+
+// onAckResults keeps every per-partition ack error for the ack event that
+// flushed it.
+func (w *Worker) onAckResults(_ *kgo.Client, rs kgo.ShareAckResults) {
+	w.ackMu.Lock()
+	defer w.ackMu.Unlock()
+	for _, r := range rs {
+		if r.Err != nil {
+			w.ackErrs = append(w.ackErrs, fmt.Sprintf("%s/%d: %v", r.Topic, r.Partition, r.Err))
+		}
+	}
+}
+
+// takeAckErrs returns and clears the collected ack errors.
+func (w *Worker) takeAckErrs() []string {
+	w.ackMu.Lock()
+	defer w.ackMu.Unlock()
+	errs := w.ackErrs
+	w.ackErrs = nil
+	return errs
 }
 
 // replaceProducer throws the producer away after a commit error: after
