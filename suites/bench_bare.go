@@ -3,6 +3,7 @@ package suites
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"sync"
@@ -95,13 +96,15 @@ func runBare(ctx context.Context, env *benchEnv, p benchPlan, dir string, res be
 		samples []bareSample
 		wg      sync.WaitGroup
 		failed  atomic.Int64
+		dropped atomic.Int64
 	)
 	for i, w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := w.loop(ctx, bareSchedule{start: start, worker: i, workers: len(workers), rate: o.Rate, end: end},
-				&processed, &failed)
+			s := w.loop(ctx, bareSchedule{start: start, worker: i, workers: len(workers), rate: o.Rate,
+				measureFrom: measureFrom, end: end},
+				&processed, &failed, &dropped)
 			mu.Lock()
 			for _, x := range s {
 				if !x.intended.Before(measureFrom) {
@@ -123,6 +126,7 @@ func runBare(ctx context.Context, env *benchEnv, p benchPlan, dir string, res be
 		rec.Add(bench.Transactions, s.intended.Add(s.d), 1)
 	}
 	rec.Add(bench.FailedIterations, end, failed.Load())
+	rec.Add(bench.DroppedIterations, end, dropped.Load())
 	res.snap = rec.Snapshot()
 	res.run = bench.FillRun(res.run, res.snap, nil)
 	for _, s := range samples {
@@ -175,7 +179,8 @@ type bareSchedule struct {
 	start           time.Time
 	worker, workers int
 	rate            float64
-	end             time.Time
+	// measureFrom is the end of the warm-up: drops before it are not counted.
+	measureFrom, end time.Time
 }
 
 func (s bareSchedule) at(seq int64) time.Time {
@@ -183,24 +188,51 @@ func (s bareSchedule) at(seq int64) time.Time {
 	return s.start.Add(time.Duration((float64(s.worker)/s.rate + float64(seq)/per) * float64(time.Second)))
 }
 
-// loop runs transactions until the schedule ends or ctx does.
-func (w *bareWorker) loop(ctx context.Context, s bareSchedule, processed, failed *atomic.Int64) []bareSample {
+// loop runs transactions until the schedule ends or ctx does. Open loop, it
+// keeps the Driver's rule so the two compare under overload too: ticks that
+// arrive while a transaction runs wait in a backlog of one second's worth
+// (at least one); a tick that finds it full is dropped, not run late.
+func (w *bareWorker) loop(ctx context.Context, s bareSchedule, processed, failed, dropped *atomic.Int64) []bareSample {
 	var out []bareSample
-	for seq := int64(0); ctx.Err() == nil; seq++ {
-		intended := time.Now()
-		if s.rate > 0 {
-			intended = s.at(seq)
-			if wait := time.Until(intended); wait > 0 {
-				select {
-				case <-ctx.Done():
-					return out
-				case <-time.After(wait):
-				}
+	if s.rate <= 0 {
+		for ctx.Err() == nil && time.Now().Before(s.end) {
+			intended := time.Now()
+			committed, ok := w.transact(ctx, processed)
+			if !ok {
+				failed.Add(1)
+				continue
+			}
+			out = append(out, bareSample{intended: intended, d: committed.Sub(intended)})
+		}
+		return out
+	}
+	backlog := max(1, int(math.Ceil(s.rate/float64(s.workers))))
+	var queue []int64
+	next := int64(0) // the first tick not yet arrived
+	for ctx.Err() == nil {
+		// Between two transactions nothing leaves the queue: the ticks that
+		// arrived meanwhile fill it, and the rest found it full.
+		now := time.Now()
+		for ; s.at(next).Before(s.end) && !s.at(next).After(now); next++ {
+			if len(queue) < backlog {
+				queue = append(queue, next)
+			} else if !s.at(next).Before(s.measureFrom) {
+				dropped.Add(1)
 			}
 		}
-		if !intended.Before(s.end) {
-			return out
+		if len(queue) == 0 {
+			if !s.at(next).Before(s.end) {
+				return out
+			}
+			select {
+			case <-ctx.Done():
+				return out
+			case <-time.After(time.Until(s.at(next))):
+			}
+			continue
 		}
+		intended := s.at(queue[0])
+		queue = queue[1:]
 		committed, ok := w.transact(ctx, processed)
 		if !ok {
 			failed.Add(1)
