@@ -3,7 +3,6 @@ package suites
 import (
 	"io"
 	"log/slog"
-	"slices"
 	"time"
 
 	"github.com/sharechaos/sharechaos/bench"
@@ -128,30 +127,8 @@ func (o *BenchOptions) defaults() {
 // the flag.
 func (o *BenchOptions) Validate() error {
 	o.defaults()
-	switch o.Backend {
-	case "auto", "embedded", "docker":
-	default:
-		return usagef("--backend %q: want auto, embedded or docker", o.Backend)
-	}
-	switch o.TxnAcks {
-	case "auto", "ledger", "native":
-	default:
-		return usagef("--txn-acks %q: want auto, ledger or native", o.TxnAcks)
-	}
-	switch o.OnUnsupported {
-	case "fail", "fallback":
-	default:
-		return usagef("--on-unsupported %q: want fail or fallback", o.OnUnsupported)
-	}
-	for i, m := range o.Modes {
-		switch m {
-		case ctp.Implicit, ctp.Explicit, ctp.Transactional:
-		default:
-			return usagef("--mode %q: want transactional, explicit or implicit", m)
-		}
-		if slices.Contains(o.Modes[:i], m) {
-			return usagef("--mode %q: given twice", m)
-		}
+	if err := validateChoices(o.Backend, o.TxnAcks, o.OnUnsupported, o.Modes); err != nil {
+		return err
 	}
 	if o.Rate < 0 {
 		return usagef("--rate %v: want transactions per second, or 0 for a closed loop", o.Rate)

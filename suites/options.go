@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/sharechaos/sharechaos/bench"
@@ -144,30 +145,41 @@ func (e *UsageError) Error() string { return e.Msg }
 
 func usagef(format string, args ...any) error { return &UsageError{Msg: fmt.Sprintf(format, args...)} }
 
-// Validate checks the options before anything starts.
-func (o *Options) Validate() error {
-	o.defaults()
-	switch o.Backend {
+// validateChoices checks the flags run and bench share.
+func validateChoices(backend, txnAcks, onUnsupported string, modes []ctp.AckMode) error {
+	switch backend {
 	case "auto", "embedded", "docker":
 	default:
-		return usagef("--backend %q: want auto, embedded or docker", o.Backend)
+		return usagef("--backend %q: want auto, embedded or docker", backend)
 	}
-	switch o.TxnAcks {
+	switch txnAcks {
 	case "auto", "ledger", "native":
 	default:
-		return usagef("--txn-acks %q: want auto, ledger or native", o.TxnAcks)
+		return usagef("--txn-acks %q: want auto, ledger or native", txnAcks)
 	}
-	switch o.OnUnsupported {
+	switch onUnsupported {
 	case "fail", "fallback":
 	default:
-		return usagef("--on-unsupported %q: want fail or fallback", o.OnUnsupported)
+		return usagef("--on-unsupported %q: want fail or fallback", onUnsupported)
 	}
-	for _, m := range o.Modes {
+	for i, m := range modes {
 		switch m {
 		case ctp.Implicit, ctp.Explicit, ctp.Transactional:
 		default:
 			return usagef("--mode %q: want transactional, explicit or implicit", m)
 		}
+		if slices.Contains(modes[:i], m) {
+			return usagef("--mode %q: given twice", m)
+		}
+	}
+	return nil
+}
+
+// Validate checks the options before anything starts.
+func (o *Options) Validate() error {
+	o.defaults()
+	if err := validateChoices(o.Backend, o.TxnAcks, o.OnUnsupported, o.Modes); err != nil {
+		return err
 	}
 	if o.Records <= 0 {
 		return usagef("--records %d: want a positive number", o.Records)
