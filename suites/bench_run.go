@@ -414,7 +414,7 @@ func (r *benchRunner) startFault(ctx context.Context) func() error {
 	expected := int64(r.env.o.Rate * r.env.o.Duration.Seconds() * float64(r.plan.batch))
 	go func() {
 		defer close(done)
-		env := faults.Env{Cluster: r.env.c, Topology: r.topo, Rand: rand.New(rand.NewPCG(uint64(r.plan.seed), uint64(r.plan.index))),
+		env := faults.Env{Cluster: r.env.c, Topology: r.topo, Workers: r.env.o.Workers, Rand: rand.New(rand.NewPCG(uint64(r.plan.seed), uint64(r.plan.index))),
 			Fired: func(e history.Event) {
 				if e.TS == 0 {
 					e.TS = time.Now().UnixNano()
