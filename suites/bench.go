@@ -327,6 +327,7 @@ func (o *BenchOptions) config(c cluster.Cluster) map[string]string {
 		"input":               fmt.Sprintf("pre-seeded per run: rate x (warm-up + duration) x batch + 25%% + 4 batches per worker, capped at %d records; topped up during the run only when capped or closed loop", o.MaxInput),
 		"driver_backlog":      "one second of ticks per worker; a tick that finds it full is dropped (dropped_iterations)",
 		"tail_reader":         "read_committed consumer in the orchestrator, fetch max wait " + tailMaxWait.String(),
+		"run_topics":          "each run's own topics, share group and transactional ids; topics and group deleted after the run unless --keep-topics",
 		"txn_acks":            o.TxnAcks,
 		"on_unsupported":      o.OnUnsupported,
 	}

@@ -55,6 +55,7 @@ func runBare(ctx context.Context, env *benchEnv, p benchPlan, dir string, res be
 	if err != nil {
 		return fail(err)
 	}
+	defer dropTopology(ctx, env, topo)
 	var processed atomic.Int64
 	feed, err := newFeeder(env.c.Bootstrap(), topo.InputTopic, planInput(o, p.batch), &processed)
 	if err != nil {

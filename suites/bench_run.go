@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharechaos/sharechaos/bench"
@@ -189,6 +190,7 @@ func (r *benchRunner) run(ctx context.Context) error {
 	if err != nil {
 		return r.harnessErr(err)
 	}
+	defer dropTopology(ctx, r.env, topo)
 	r.topo = topo
 	plan := planInput(o, r.plan.batch)
 	feed, err := newFeeder(r.env.c.Bootstrap(), topo.InputTopic, plan, &r.processed)
@@ -266,6 +268,26 @@ func setupTopology(ctx context.Context, env *benchEnv, p benchPlan) (ctp.Topolog
 		return topo, fmt.Errorf("set up run: %w", err)
 	}
 	return topo, nil
+}
+
+// dropTopology deletes a finished run's topics and share group (its histories
+// stay in the run directory), unless --keep-topics: a bench creates three
+// replicated topics per run, and a cluster that piles up hundreds of
+// partitions gets slower as it goes, a drift the later runs would pay for.
+// Deferred: it runs after the workers and the tail reader have closed.
+func dropTopology(ctx context.Context, env *benchEnv, topo ctp.Topology) {
+	if env.o.KeepTopics {
+		return
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	adm := kadm.NewClient(env.admin)
+	if _, err := adm.DeleteTopics(dctx, topo.InputTopic, topo.OutputTopic, topo.LedgerTopic); err != nil {
+		env.o.Log.Warn("delete run topics", "prefix", topo.Prefix, "err", err)
+	}
+	if _, err := adm.DeleteGroup(dctx, topo.Group); err != nil {
+		env.o.Log.Info("delete run share group", "group", topo.Group, "err", err)
+	}
 }
 
 func (r *benchRunner) workerConfig(slot int) ctp.WorkerConfig {
