@@ -37,6 +37,18 @@ func summarizeBench(o *BenchOptions, b *reports.Bench, results []benchResult, ts
 		}
 	}
 	points := benchPoints(measured)
+	if o.Fault != "" {
+		for _, r := range measured {
+			name := fmt.Sprintf("%s batch %d repeat %d", r.plan.label(), r.plan.batch, r.plan.repeat)
+			if len(r.windows) == 0 {
+				b.Notes = append(b.Notes, fmt.Sprintf("fault %s never fired in %s: its figures have no during/after split", o.Fault, name))
+			}
+			for _, w := range r.windows {
+				b.Notes = append(b.Notes, fmt.Sprintf("fault %s in %s: from %.1fs to %.1fs of the measurement", w.Name, name,
+					w.Start.Sub(r.run.Started).Seconds(), w.End.Sub(r.run.Started).Seconds()))
+			}
+		}
+	}
 
 	for _, pt := range points {
 		runs := runsAt(measured, pt)
