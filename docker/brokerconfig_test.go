@@ -76,8 +76,8 @@ func TestServerPropertiesOverridesDefaultsButNotWiring(t *testing.T) {
 func TestBrokerDefaultsCarryChaosSettings(t *testing.T) {
 	d := BrokerDefaults(3)
 	for k, v := range map[string]string{
-		"group.share.min.record.lock.duration.ms":                    "1000",
-		"group.share.delivery.count.limit":                           "10",
+		"group.share.min.record.lock.duration.ms":                     "1000",
+		"group.share.delivery.count.limit":                            "10",
 		"transaction.abort.timed.out.transaction.cleanup.interval.ms": "1000",
 	} {
 		if d[k] != v {

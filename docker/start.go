@@ -129,11 +129,11 @@ func (c *Cluster) startProxy(ctx context.Context) error {
 	loopback := netip.MustParseAddr("127.0.0.1")
 	req := testcontainers.GenericContainerRequest{
 		ContainerRequest: testcontainers.ContainerRequest{
-			Image:          c.opts.ToxiproxyImage,
-			Name:           proxyContainerName(c.opts.RunID),
-			Labels:         runLabels(c.opts.RunID, "toxiproxy", 0),
-			Cmd:            []string{"-host=0.0.0.0", "-port=" + strconv.Itoa(proxyAPIPort)},
-			ExposedPorts:   exposed,
+			Image:        c.opts.ToxiproxyImage,
+			Name:         proxyContainerName(c.opts.RunID),
+			Labels:       runLabels(c.opts.RunID, "toxiproxy", 0),
+			Cmd:          []string{"-host=0.0.0.0", "-port=" + strconv.Itoa(proxyAPIPort)},
+			ExposedPorts: exposed,
 			// The first network is the one the ports are published from.
 			Networks:       append([]string{c.edge}, c.networks...),
 			NetworkAliases: aliases,
