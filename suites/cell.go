@@ -103,7 +103,7 @@ func runCell(ctx context.Context, o *Options, c cluster.Cluster, runID, runDir s
 		cell.Verdict, cell.Reason = verdict.HarnessError, err.Error()
 	}
 	if obs == nil {
-		r.summarizeLatency(&cell)
+		r.summarizeLatency(&cell, nil)
 		return cell
 	}
 	if err := saveObservation(r.dir, obs); err != nil {
@@ -119,7 +119,7 @@ func runCell(ctx context.Context, o *Options, c cluster.Cluster, runID, runDir s
 		cell.Verdict, cell.Reason = res.Verdict, res.Reason
 	}
 	r.judgeFault(&cell, obs.History)
-	r.summarizeLatency(&cell)
+	r.summarizeLatency(&cell, obs.History)
 	return cell
 }
 

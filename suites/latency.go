@@ -51,11 +51,14 @@ func cellLatency(h history.History) map[string]*bench.Histogram {
 }
 
 // summarizeLatency fills the cell's latency figures and writes one .hgrm per
-// metric into the cell directory.
-func (r *cellRun) summarizeLatency(cell *reports.Cell) {
-	h, err := history.ReadDir(filepath.Join(r.dir, "histories"))
-	if err != nil {
-		return
+// metric into the cell directory. h is the cell's history when the caller
+// has already read it; nil reads it from the cell directory.
+func (r *cellRun) summarizeLatency(cell *reports.Cell, h history.History) {
+	if h == nil {
+		var err error
+		if h, err = history.ReadDir(filepath.Join(r.dir, "histories")); err != nil {
+			return
+		}
 	}
 	hs := cellLatency(h)
 	cell.Latency = map[string]reports.Percentiles{}
