@@ -1,19 +1,16 @@
 package faults
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/sharechaos/sharechaos/faults/kafkatoxic"
 	"github.com/sharechaos/sharechaos/internal/cluster"
+	"github.com/sharechaos/sharechaos/internal/toxiproxyhttp"
 )
 
 // proxyAPIHolder is a backend whose links sit behind a toxiproxy that
@@ -64,18 +61,11 @@ func parseLinkName(name string) (link, bool) {
 	return link{}, false
 }
 
-// toxiAPI speaks the toxiproxy HTTP API for the Kafka toxic. Every call is
-// bounded (toxiproxy 2.12.0 can hang while removing a toxic).
-type toxiAPI struct {
-	base string
-	http *http.Client
-}
+// toxiAPI speaks the toxiproxy HTTP API for the Kafka toxic (bounded calls:
+// internal/toxiproxyhttp).
+type toxiAPI struct{ c toxiproxyhttp.Client }
 
-const toxiCallTimeout = 15 * time.Second
-
-func newToxiAPI(base string) toxiAPI {
-	return toxiAPI{base: strings.TrimRight(base, "/"), http: &http.Client{Timeout: toxiCallTimeout}}
-}
+func newToxiAPI(base string) toxiAPI { return toxiAPI{c: toxiproxyhttp.New(base)} }
 
 // toxiAPIOf returns the API of c's toxiproxy, if c has one.
 func toxiAPIOf(c cluster.Cluster) (toxiAPI, bool) {
@@ -148,52 +138,8 @@ func (a toxiAPI) removeToxic(ctx context.Context, proxy, name string) error {
 	return nil
 }
 
-type toxiStatusError struct {
-	method, path string
-	status       int
-	body         string
-}
-
-func (e *toxiStatusError) Error() string {
-	return fmt.Sprintf("toxiproxy %s %s: status %d: %s", e.method, e.path, e.status, e.body)
-}
-
-func isStatus(err error, status int) bool {
-	var se *toxiStatusError
-	return errors.As(err, &se) && se.status == status
-}
+func isStatus(err error, status int) bool { return toxiproxyhttp.IsStatus(err, status) }
 
 func (a toxiAPI) call(ctx context.Context, method, path string, body any, want int, out any) error {
-	var r io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return fmt.Errorf("encode toxiproxy request: %w", err)
-		}
-		r = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, a.base+path, r)
-	if err != nil {
-		return fmt.Errorf("build toxiproxy request: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "sharechaos-faults")
-	resp, err := a.http.Do(req)
-	if err != nil {
-		return fmt.Errorf("call toxiproxy %s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	msg, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return fmt.Errorf("read toxiproxy %s %s: %w", method, path, err)
-	}
-	if resp.StatusCode != want {
-		return &toxiStatusError{method: method, path: path, status: resp.StatusCode, body: string(bytes.TrimSpace(msg))}
-	}
-	if out != nil {
-		if err := json.Unmarshal(msg, out); err != nil {
-			return fmt.Errorf("decode toxiproxy %s %s: %w", method, path, err)
-		}
-	}
-	return nil
+	return a.c.Call(ctx, method, path, body, want, out)
 }
