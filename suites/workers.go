@@ -40,8 +40,6 @@ type workerSet struct {
 	pids     map[string]int // worker name -> pid
 	stopping bool
 	wg       sync.WaitGroup
-	// exits counts worker processes that ended other than by our stop.
-	exits    int
 	startErr error
 }
 
@@ -115,9 +113,6 @@ func (ws *workerSet) launch(slot, inc int) error {
 		log.Close()
 		ws.mu.Lock()
 		stopping := ws.stopping
-		if !stopping {
-			ws.exits++
-		}
 		delete(ws.running, slot*1000+inc)
 		superseded := ws.current[slot] != inc
 		ws.mu.Unlock()
