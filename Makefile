@@ -6,7 +6,7 @@ BIN      := bin/sharechaos
 export TESTCONTAINERS_RYUK_DISABLED := true
 export TESTCONTAINERS_HOST_OVERRIDE := 127.0.0.1
 
-.PHONY: build chaos nightly test test-short images bench clean
+.PHONY: build chaos nightly test test-short lint images bench clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/sharechaos
@@ -23,9 +23,15 @@ nightly: build
 ## answers, unless SHARECHAOS_REQUIRE_DOCKER=1). Packages run one at a time:
 ## the real-Kafka tests of several packages would otherwise start clusters at
 ## once on two cores.
-test:
-	$(GO) vet ./...
+test: lint
 	$(GO) test -count=1 -p 1 -timeout 80m ./...
+
+## lint: the tree as committed must be formatted, vetted and tidy.
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) mod tidy -diff
 
 test-short:
 	$(GO) test -count=1 -short ./...

@@ -1,7 +1,6 @@
 package ctp
 
 import (
-	"context"
 	"errors"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -16,6 +15,8 @@ import (
 //   - nil: committed (ok).
 //   - TRANSACTION_ABORTABLE, INVALID_TXN_STATE: the coordinator refused the
 //     commit in its response, so nothing committed (fail).
+//   - OPERATION_NOT_ATTEMPTED: kgo did not send EndTxn at all (the
+//     transaction had already failed client-side), so nothing committed (fail).
 //   - everything else, fencing included, is info (unknown): a retried EndTxn
 //     whose first response was lost may have committed, and kgo's documented
 //     TryAbort retry can return nil although the commit went through
@@ -25,11 +26,9 @@ func commitOutcome(err error) history.Type {
 	switch {
 	case err == nil:
 		return history.OK
-	case errors.Is(err, kerr.TransactionAbortable), errors.Is(err, kerr.InvalidTxnState):
+	case errors.Is(err, kerr.TransactionAbortable), errors.Is(err, kerr.InvalidTxnState),
+		errors.Is(err, kerr.OperationNotAttempted):
 		return history.Fail
-	case errors.Is(err, context.Canceled):
-		// Our own shutdown interrupted the call mid-flight: unknown.
-		return history.Info
 	}
 	return history.Info
 }

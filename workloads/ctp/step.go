@@ -145,7 +145,13 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 
 	w.event(history.Event{Type: history.Invoke, F: history.FCommit, Txn: w.txnSeq, Records: recs(batch)})
 	commitStart := time.Now()
-	err = w.producer.EndTransaction(reqCtx, kgo.TryCommit)
+	// The commit never runs under the caller's cancellable context: a
+	// graceful stop that cancelled EndTxn mid-flight would manufacture an
+	// unknown outcome (franz-go's EndTransaction doc: do not cancel it). It is
+	// bounded by the request timeout alone.
+	commitCtx, cancelCommit := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.RequestTimeout.D())
+	err = w.producer.EndTransaction(commitCtx, kgo.TryCommit)
+	cancelCommit()
 	outcome := commitOutcome(err)
 	e := history.Event{Type: outcome, F: history.FCommit, Txn: w.txnSeq, Records: recs(batch), DurNS: since(commitStart),
 		Attrs: map[string]string{"txn_ns": fmt.Sprint(since(txnStart))}}

@@ -43,6 +43,9 @@ type Worker struct {
 
 	batches int   // non-empty batches seen
 	txnSeq  int64 // transactions begun
+
+	// historyErr is the first failed history write: it stops the worker.
+	historyErr error
 }
 
 // RunWorker runs a worker until ctx is cancelled (graceful stop: an open
@@ -103,7 +106,13 @@ type StepResult struct {
 // transaction and acknowledges them as the mode says.
 func (w *Worker) Step(ctx context.Context) (StepResult, error) {
 	w.last = StepResult{}
+	if w.historyErr != nil {
+		return w.last, w.historyErr
+	}
 	err := w.step(ctx)
+	if w.historyErr != nil {
+		err = w.historyErr
+	}
 	return w.last, err
 }
 
@@ -234,12 +243,13 @@ func (w *Worker) close() {
 	}
 }
 
-// event appends e; a history that cannot be written makes the run worthless,
-// so the worker dies loudly rather than going on unrecorded.
+// event appends e. A history that cannot be written makes the run worthless,
+// so the first write error is kept and ends the worker at its next Step
+// (historyErr) rather than letting it go on unrecorded. The worker returns the
+// error instead of exiting: bench workers run inside the orchestrator.
 func (w *Worker) event(e history.Event) {
-	if err := w.rec.Record(e); err != nil {
-		fmt.Fprintf(os.Stderr, "worker %s: %v\n", w.cfg.Name(), err)
-		os.Exit(3)
+	if err := w.rec.Record(e); err != nil && w.historyErr == nil {
+		w.historyErr = fmt.Errorf("write history of worker %s: %w", w.cfg.Name(), err)
 	}
 }
 
