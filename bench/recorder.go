@@ -17,6 +17,8 @@ const (
 	// the commit with a synchronous flush; transactional: the acks' send inside
 	// the transaction).
 	ShareAckDuration = "share_ack_duration"
+	// TxnAcksDuration: the acks put into the transaction (transactional mode).
+	TxnAcksDuration = "txn_acks_duration"
 	// E2ELatency: input record written to its output visible read_committed.
 	E2ELatency = "e2e_latency"
 	// IterationDuration: one Driver iteration from its intended start (the

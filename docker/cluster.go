@@ -58,7 +58,10 @@ var (
 )
 
 // Name is "docker".
-func (c *Cluster) Name() string { return "docker" }
+// Name is the backend's name in flags and reports.
+const Name = "docker"
+
+func (c *Cluster) Name() string { return Name }
 
 // Nodes lists the brokers' node ids, 1..Brokers.
 func (c *Cluster) Nodes() []cluster.NodeID {

@@ -24,12 +24,12 @@ const restartLimit = 3 * time.Minute
 func brokerKill(ctx context.Context, env Env) error {
 	nodes := env.Cluster.Nodes()
 	node := nodes[env.Rand.IntN(len(nodes))]
-	return killAndRestart(ctx, env, killPlan{fault: "broker-kill", point: "under-load", node: node})
+	return killAndRestart(ctx, env, killPlan{point: "under-load", node: node})
 }
 
 // killPlan is one kill -9 and restart of a broker.
 type killPlan struct {
-	fault, point string
+	point string
 	node         cluster.NodeID
 	// attrs say why this broker (the roles it held).
 	attrs map[string]string
@@ -46,20 +46,20 @@ func killAndRestart(ctx context.Context, env Env, plan killPlan) error {
 	}
 	attrs := map[string]string{"node": strconv.Itoa(int(plan.node)), "action": "kill -9"}
 	maps.Copy(attrs, plan.attrs)
-	fired(env, plan.fault, plan.point, at, attrs)
+	fired(env, plan.point, at, attrs)
 	sleepCtx(ctx, downTime)
-	return restartBroker(ctx, env, plan.fault, plan.node)
+	return restartBroker(ctx, env, plan.node)
 }
 
 // restartBroker starts a killed broker again and records the heal.
-func restartBroker(ctx context.Context, env Env, fault string, node cluster.NodeID) error {
+func restartBroker(ctx context.Context, env Env, node cluster.NodeID) error {
 	rctx, cancel := healContext(ctx, restartLimit)
 	defer cancel()
 	began := time.Now()
 	if err := env.Cluster.(cluster.Processes).Restart(rctx, node); err != nil {
 		return fmt.Errorf("restart broker %d: %w", node, err)
 	}
-	healed(env, fault, time.Now(), map[string]string{"node": strconv.Itoa(int(node)), "action": "restart",
+	healed(env, time.Now(), map[string]string{"node": strconv.Itoa(int(node)), "action": "restart",
 		"took": time.Since(began).Round(time.Millisecond).String()})
 	return nil
 }

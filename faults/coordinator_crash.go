@@ -15,7 +15,6 @@ import (
 	"github.com/sharechaos/sharechaos/internal/cluster"
 )
 
-const coordinatorCrashName = "coordinator-crash-after-endtxn"
 
 // writeTxnMarkersKey is the api key of WriteTxnMarkers: the transaction
 // coordinator's request to the partition leaders that writes a
@@ -94,7 +93,7 @@ func coordinatorCrashAfterEndTxn(ctx context.Context, env Env) error {
 	}
 	began := time.Now()
 	moved, err := moveRolesOff(ctx, env, a, coord, slices.Concat(rs, []role{g}, out, others))
-	prepared(env, coordinatorCrashName, began, map[string]string{"action": "roles moved off the coordinator's broker",
+	prepared(env, began, map[string]string{"action": "roles moved off the coordinator's broker",
 		"node": strconv.Itoa(int(coord)), "transactional_id": txnID, "moved_off": joinMoved(moved)})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -155,7 +154,7 @@ func coordinatorCrashAfterEndTxn(ctx context.Context, env Env) error {
 		h.remove(ctx)
 		return fmt.Errorf("kill coordinator broker %d: %w", coord, err)
 	}
-	fired(env, coordinatorCrashName, "after-endtxn", killedAt, map[string]string{
+	fired(env, "after-endtxn", killedAt, map[string]string{
 		"node": strconv.Itoa(int(coord)), "action": "kill -9 of the transaction coordinator with WriteTxnMarkers held",
 		"transactional_id": commit.txnID, "producer_id": strconv.FormatInt(commit.producerID, 10),
 		"producer_epoch": strconv.Itoa(int(commit.epoch)), "txn_state_before_kill": state,
@@ -166,12 +165,12 @@ func coordinatorCrashAfterEndTxn(ctx context.Context, env Env) error {
 
 	discarded := h.waitDiscarded(ctx)
 	h.remove(ctx)
-	healed(env, coordinatorCrashName, time.Now(), map[string]string{"action": "markers hold removed",
+	healed(env, time.Now(), map[string]string{"action": "markers hold removed",
 		"discarded_bytes": strconv.FormatInt(discarded, 10)})
-	if err := restartBroker(ctx, env, coordinatorCrashName, coord); err != nil {
+	if err := restartBroker(ctx, env, coord); err != nil {
 		return err
 	}
-	healed(env, coordinatorCrashName, time.Now(), completion(ctx, a, commit))
+	healed(env, time.Now(), completion(ctx, a, commit))
 	return nil
 }
 

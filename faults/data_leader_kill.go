@@ -9,7 +9,6 @@ import (
 	"github.com/sharechaos/sharechaos/internal/cluster"
 )
 
-const dataLeaderKillName = "data-leader-kill"
 
 // dataLeaderKill SIGKILLs the leader of a random input or output partition
 // and restarts it. An input leader's failover releases the records acquired
@@ -27,7 +26,7 @@ func dataLeaderKill(ctx context.Context, env Env) error {
 	if err != nil {
 		return fmt.Errorf("find leader of %s/%d: %w", topic, p, err)
 	}
-	return killAndRestart(ctx, env, killPlan{fault: dataLeaderKillName, point: "under-load", node: node,
+	return killAndRestart(ctx, env, killPlan{point: "under-load", node: node,
 		attrs: map[string]string{"leader_of": fmt.Sprintf("%s/%d", topic, p), "partition_kind": what,
 			"partition": strconv.Itoa(int(p))}})
 }

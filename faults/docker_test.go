@@ -72,17 +72,18 @@ func TestDockerFaults(t *testing.T) {
 	}
 	run := func(t *testing.T, name string, seed uint64) []history.Event {
 		t.Helper()
-		f, ok := Lookup(name)
+		f, ok := mechanisms()[name]
 		if !ok {
-			t.Fatalf("no row %s", name)
+			t.Fatalf("no mechanism %s", name)
 		}
 		if why := f.Needs(c); why != "" {
 			t.Fatalf("%s N/A on docker: %s", name, why)
 		}
 		e, evs := env(t, seed)
+		e.Name = name
 		began := time.Now()
 		before := load.commits()
-		if err := f.Inject(ctx, e); err != nil {
+		if _, err := Inject(ctx, f, e); err != nil {
 			t.Fatalf("inject %s: %v", name, err)
 		}
 		t.Logf("%s took %v", name, time.Since(began).Round(time.Millisecond))
@@ -195,7 +196,7 @@ func TestDockerFaults(t *testing.T) {
 		evs := run(t, "random-schedule", 30)
 		parts := map[string]bool{}
 		for _, e := range evs {
-			if e.Fault != randomScheduleName {
+			if e.Fault != "random-schedule" {
 				t.Errorf("event of %q in the schedule", e.Fault)
 			}
 			if e.F == history.FFaultFired {
@@ -234,7 +235,7 @@ func firedEvent(t *testing.T, evs []history.Event) history.Event {
 func healEvents(evs []history.Event) []history.Event {
 	var out []history.Event
 	for _, e := range evs {
-		if e.F == fHeal {
+		if e.F == history.FHeal {
 			out = append(out, e)
 		}
 	}

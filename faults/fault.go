@@ -1,13 +1,21 @@
-// Package faults defines every fault the suite can inject, as rows of data: a
-// client fault arms one worker at a point of the CTP loop (the worker fires it
-// itself, exactly and race-free); a cluster fault acts on brokers or links
-// through the backend's capabilities. Each fault is one-shot, heals, and proves
-// that it fired with a fault-fired event on the run's timeline.
+// Package faults holds the mechanisms of the suite's faults: cluster faults
+// that act on brokers or links through the backend's capabilities, what each
+// needs of a backend, the Kafka-aware toxic (kafkatoxic/), and the
+// orchestrator's half of worker faults (the zombie). Which fault a scenario
+// runs, and what each mode must show under it, is the scenario catalog's
+// business (package scenarios); nothing here knows a scenario's name.
+//
+// Each cluster fault is one-shot, heals before it returns, and says what it
+// did: every firing and heal goes onto the cell's timeline as an event and
+// into the typed Report that Inject returns (etcd's failpoints return their
+// report the same way), so nothing pairs events by their names afterwards.
 package faults
 
 import (
 	"context"
+	"maps"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/sharechaos/sharechaos/internal/cluster"
@@ -15,54 +23,24 @@ import (
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
-// Target is what a fault acts on.
-type Target string
-
-const (
-	// TargetNone: no fault (the steady baseline).
-	TargetNone Target = "none"
-	// TargetWorker: one worker, armed at a point of its loop.
-	TargetWorker Target = "worker"
-	// TargetCluster: brokers or links, through the backend's capabilities.
-	TargetCluster Target = "cluster"
-)
-
-// Fault is one row of the fault table.
-type Fault struct {
-	// Name is stable kebab-case: it appears in reports, test names and flags.
-	Name string
-	// Case cites ORACLE.md (a KIP case number or "beyond").
-	Case   string
-	Target Target
-	// Point and Action arm a worker (TargetWorker).
-	Point  ctp.Point
-	Action ctp.Action
-	// Stall is how long ActionStall holds a transaction; 0 means "the
-	// acquisition lock plus a margin", decided by the runner.
-	Stall time.Duration
-	// DeliveryTimeout, when set, bounds every worker's produce in the cell, so
-	// a produce fault surfaces as an error in time (case 7).
-	DeliveryTimeout time.Duration
-	// FreshID: the crashed worker's replacement gets a new transactional id,
-	// so only the transaction timeout ends the old transaction.
-	FreshID bool
-	// Inject acts on the cluster (TargetCluster): apply, wait, heal. It must
-	// record a fault-fired event through env.Fired when it acts.
-	Inject func(ctx context.Context, env Env) error
-	// Needs says whether a backend can run the fault; "" means yes, otherwise
-	// the N/A reason.
+// Mechanism is a cluster fault: what it does and what it needs.
+type Mechanism struct {
+	// Act applies the fault, waits and heals; it records each firing and
+	// heal through fired and healed.
+	Act func(ctx context.Context, env Env) error
+	// Needs says whether a backend can run the fault: "" means yes,
+	// anything else is the N/A reason.
 	Needs func(c cluster.Cluster) string
-	// NotApplicable gives, per mode, why the case does not exist there
-	// (reported N/A, never PASS).
-	NotApplicable map[ctp.AckMode]string
 }
 
 // Env is what a cluster fault acts on.
 type Env struct {
+	// Name is the scenario's name: it labels the fault's events.
+	Name     string
 	Cluster  cluster.Cluster
 	Topology ctp.Topology
 	Rand     *rand.Rand
-	// Fired appends a fault-fired (or heal) event to the run's timeline.
+	// Fired appends an event (fault-fired, heal, prepare) to the run's timeline.
 	Fired func(history.Event)
 	// Progress returns how many input records are done so far, so a fault
 	// can wait for load to be under way.
@@ -71,18 +49,73 @@ type Env struct {
 	// transactional ids are Topology.TransactionalID(slot); 0 is taken as 1.
 	// Case 4 and late-endtxn pick one worker's transactional id by it.
 	Workers int
+
+	// attrs are added to every event (a random schedule's part names).
+	attrs  map[string]string
+	report *reportBuilder
 }
 
 // slots is how many worker slots the cell runs.
 func (e Env) slots() int { return max(e.Workers, 1) }
 
-// NAReason says why the fault cannot run in mode on c, or "" when it can.
-func (f Fault) NAReason(mode ctp.AckMode, c cluster.Cluster) string {
-	if why, ok := f.NotApplicable[mode]; ok {
-		return why
+// Report is what one injection did: each firing with where and when, and
+// when each heal completed. Fired empty means the fault never acted.
+type Report struct {
+	Name   string
+	Fired  []Firing
+	Healed []time.Time
+}
+
+// Firing is one moment the fault acted.
+type Firing struct {
+	At    time.Time
+	Point string
+	Attrs map[string]string
+}
+
+// reportBuilder collects a Report while the fault runs (a random schedule's
+// parts share their parent's).
+type reportBuilder struct {
+	mu sync.Mutex
+	r  Report
+}
+
+// Inject runs m on env and returns what it did, also when it failed halfway
+// (a partial report is still the truth about what acted).
+func Inject(ctx context.Context, m Mechanism, env Env) (Report, error) {
+	env.report = &reportBuilder{r: Report{Name: env.Name}}
+	err := m.Act(ctx, env)
+	env.report.mu.Lock()
+	defer env.report.mu.Unlock()
+	return env.report.r, err
+}
+
+// UnderLoad makes a mechanism wait until fraction of the input is done, so it
+// hits a loop under load rather than an idle one. A cell that drains before
+// that ends ctx: the fault then never fired, and the cell is UNKNOWN.
+func (m Mechanism) UnderLoad(fraction float64) Mechanism {
+	act := m.Act
+	m.Act = func(ctx context.Context, env Env) error {
+		if err := waitForLoad(ctx, env, fraction); err != nil {
+			return nil // the cell ended first: nothing fired, nothing to heal
+		}
+		return act(ctx, env)
 	}
-	if f.Needs != nil {
-		return f.Needs(c)
+	return m
+}
+
+// record sends e to the timeline with the env's extra attributes.
+func (e Env) record(ev history.Event) {
+	if len(e.attrs) > 0 {
+		attrs := maps.Clone(ev.Attrs)
+		if attrs == nil {
+			attrs = map[string]string{}
+		}
+		maps.Copy(attrs, e.attrs)
+		ev.Attrs = attrs
 	}
-	return ""
+	ev.Fault = e.Name
+	if e.Fired != nil {
+		e.Fired(ev)
+	}
 }

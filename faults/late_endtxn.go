@@ -15,7 +15,6 @@ import (
 	"github.com/sharechaos/sharechaos/internal/cluster"
 )
 
-const lateEndTxnName = "late-endtxn"
 
 // endTxnKey is the api key of EndTxn.
 const endTxnKey int16 = 26
@@ -82,7 +81,7 @@ func lateEndTxn(ctx context.Context, env Env) error {
 	// The capture has done its work; heal before the replay, so the
 	// replayed frame is not caught again.
 	remove()
-	healed(env, lateEndTxnName, time.Now(), map[string]string{"action": "capture removed", "proxy": proxy})
+	healed(env, time.Now(), map[string]string{"action": "capture removed", "proxy": proxy})
 
 	current, err := roles.Coordinator(ctx, cluster.CoordTransaction, caught.req.TransactionalID)
 	if err != nil {
@@ -102,7 +101,7 @@ func lateEndTxn(ctx context.Context, env Env) error {
 	at, answers := replay(ctx, a, addr, caught)
 	attrs["answer"] = answers[len(answers)-1]
 	attrs["answers"] = strings.Join(answers, " | ")
-	fired(env, lateEndTxnName, "after-newer-transaction", at, attrs)
+	fired(env, "after-newer-transaction", at, attrs)
 	return nil
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/sharechaos/sharechaos/internal/cluster"
 )
 
-const partitionName = "partition"
 
 // isolation is how long a broker stays cut off: past the controller's
 // broker session timeout (9 s), so it is fenced and its leaderships and
@@ -35,16 +34,16 @@ func partitionFault(ctx context.Context, env Env) error {
 		_ = net.HealAll(hctx)
 		return fmt.Errorf("isolate broker %d: %w", node, err)
 	}
-	fired(env, partitionName, "under-load", at, map[string]string{"node": strconv.Itoa(int(node)),
+	fired(env, "under-load", at, map[string]string{"node": strconv.Itoa(int(node)),
 		"action": "isolate (every link of the broker cut)", "for": isolation.String()})
 	sleepCtx(ctx, isolation)
-	return healNetwork(ctx, env, partitionName, &node)
+	return healNetwork(ctx, env, &node)
 }
 
 // healNetwork heals every link and, when a broker was cut off, waits until
 // the others list it again and no partition is under-replicated. Both waits
 // are bounded; what they found is in the heal event.
-func healNetwork(ctx context.Context, env Env, fault string, isolated *cluster.NodeID) error {
+func healNetwork(ctx context.Context, env Env, isolated *cluster.NodeID) error {
 	hctx, cancel := healContext(ctx, rejoinWait+30*time.Second)
 	defer cancel()
 	if err := env.Cluster.(cluster.Network).HealAll(hctx); err != nil {
@@ -70,6 +69,6 @@ func healNetwork(ctx context.Context, env Env, fault string, isolated *cluster.N
 		attrs["under_replicated_after"] = strconv.Itoa(a.waitFullyReplicated(hctx, rejoinWait-time.Since(began)))
 		attrs["waited"] = time.Since(began).Round(time.Millisecond).String()
 	}
-	healed(env, fault, healedAt, attrs)
+	healed(env, healedAt, attrs)
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/sharechaos/sharechaos/internal/cluster"
 )
 
-const rollingRestartName = "rolling-restart"
 
 // catchUpWait bounds the wait, after each restart, for every partition to
 // be fully replicated again before the next broker goes: a rolling restart
@@ -42,7 +41,7 @@ func rollingRestart(ctx context.Context, env Env) error {
 			cancel()
 			load = fmt.Sprintf("%d of %d done", done, total)
 		}
-		fired(env, rollingRestartName, point, at, map[string]string{"node": strconv.Itoa(int(node)),
+		fired(env, point, at, map[string]string{"node": strconv.Itoa(int(node)),
 			"action": "graceful restart", "turn": fmt.Sprintf("%d/%d", i+1, len(env.Cluster.Nodes())), "load": load})
 		rctx, cancel := healContext(ctx, restartLimit)
 		err := procs.Restart(rctx, node)
@@ -53,7 +52,7 @@ func rollingRestart(ctx context.Context, env Env) error {
 		hctx, cancel := healContext(ctx, catchUpWait)
 		left := a.waitFullyReplicated(hctx, catchUpWait)
 		cancel()
-		healed(env, rollingRestartName, time.Now(), map[string]string{"node": strconv.Itoa(int(node)),
+		healed(env, time.Now(), map[string]string{"node": strconv.Itoa(int(node)),
 			"action": "restarted", "took": time.Since(at).Round(time.Millisecond).String(),
 			"under_replicated_after": strconv.Itoa(left)})
 	}

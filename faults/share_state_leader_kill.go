@@ -8,7 +8,6 @@ import (
 	"github.com/sharechaos/sharechaos/internal/cluster"
 )
 
-const shareStateLeaderKillName = "share-state-leader-kill"
 
 // shareStateLeaderKill SIGKILLs the leader of the __share_group_state
 // partition that holds one input partition's share-partition state (the
@@ -39,7 +38,7 @@ func shareStateLeaderKill(ctx context.Context, env Env) error {
 	}
 	began := time.Now()
 	moved, err := moveRolesOff(ctx, env, a, node, inputs)
-	prepared(env, shareStateLeaderKillName, began, map[string]string{"action": "input leaders moved off the share coordinator's broker",
+	prepared(env, began, map[string]string{"action": "input leaders moved off the share coordinator's broker",
 		"node": fmt.Sprint(node), "moved_off": joinMoved(moved)})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -47,7 +46,7 @@ func shareStateLeaderKill(ctx context.Context, env Env) error {
 		}
 		return err
 	}
-	return killAndRestart(ctx, env, killPlan{fault: shareStateLeaderKillName, point: "under-load", node: node,
+	return killAndRestart(ctx, env, killPlan{point: "under-load", node: node,
 		attrs: map[string]string{"share_state_of": fmt.Sprintf("%s/%d", env.Topology.InputTopic, p), "key": key,
 			"moved_off": joinMoved(moved)}})
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/sharechaos/sharechaos/internal/cluster"
 )
 
-const slowNetworkName = "slow-network"
 
 // The slow network: every link, both directions on the docker backend (a
 // round trip gains about twice the latency), for slowFor. Well below the
@@ -26,11 +25,11 @@ const (
 func slowNetwork(ctx context.Context, env Env) error {
 	at := time.Now()
 	if err := env.Cluster.(cluster.Network).SetLatency(ctx, slowLatency, slowJitter); err != nil {
-		_ = healNetwork(ctx, env, slowNetworkName, nil)
+		_ = healNetwork(ctx, env, nil)
 		return fmt.Errorf("slow the network: %w", err)
 	}
-	fired(env, slowNetworkName, "under-load", at, map[string]string{"action": "latency on every link",
+	fired(env, "under-load", at, map[string]string{"action": "latency on every link",
 		"latency": slowLatency.String(), "jitter": slowJitter.String(), "for": slowFor.String()})
 	sleepCtx(ctx, slowFor)
-	return healNetwork(ctx, env, slowNetworkName, nil)
+	return healNetwork(ctx, env, nil)
 }

@@ -40,15 +40,3 @@ func waitForLoad(ctx context.Context, env Env, fraction float64) error {
 		}
 	}
 }
-
-// underLoad makes an action a row's Inject: it waits until fraction of the
-// input is done, then acts. A cell that drains before that ends ctx: the
-// fault then never fired, and the runner makes the cell UNKNOWN.
-func underLoad(fraction float64, act func(ctx context.Context, env Env) error) func(ctx context.Context, env Env) error {
-	return func(ctx context.Context, env Env) error {
-		if err := waitForLoad(ctx, env, fraction); err != nil {
-			return nil // the cell ended first: nothing fired, nothing to heal
-		}
-		return act(ctx, env)
-	}
-}

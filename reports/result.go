@@ -3,6 +3,7 @@
 package reports
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/sharechaos/sharechaos/internal/verdict"
@@ -74,6 +75,9 @@ type Fault struct {
 	Name  string      `json:"name"`
 	Fired bool        `json:"fired"`
 	Times []time.Time `json:"times,omitempty"`
+	// Healed are the times a cluster fault's heals completed (from the
+	// fault's own report).
+	Healed []time.Time `json:"healed,omitempty"`
 }
 
 // Percentiles of one histogram, in milliseconds.
@@ -87,4 +91,24 @@ type Percentiles struct {
 	// Mean is the arithmetic mean (thresholds' avg); added after the first cut, so
 	// readers of older result.json files see 0.
 	Mean float64 `json:"mean_ms,omitempty"`
+}
+
+// validate checks what every reader relies on: known verdict words, the exit
+// code that goes with the run verdict, and a cell list.
+func (r Result) validate() error {
+	if !r.Verdict.Known() {
+		return fmt.Errorf("verdict %q is not one of %v", r.Verdict, verdict.All())
+	}
+	if r.ExitCode != r.Verdict.ExitCode() {
+		return fmt.Errorf("exit_code %d does not go with verdict %s (want %d)", r.ExitCode, r.Verdict, r.Verdict.ExitCode())
+	}
+	if r.Runs == nil {
+		return fmt.Errorf("no \"runs\" list")
+	}
+	for i, c := range r.Runs {
+		if !c.Verdict.Known() {
+			return fmt.Errorf("runs[%d] (%s): verdict %q is not one of %v", i, c.Name(), c.Verdict, verdict.All())
+		}
+	}
+	return nil
 }

@@ -49,11 +49,22 @@ func WriteResultJSON(dir string, r Result) error {
 	return writeJSON(filepath.Join(dir, ResultFile), r)
 }
 
-// ReadResultJSON reads a result.json.
+// ReadResultJSON reads a result.json and checks it against the contract
+// (CONTRACT.md): a file that does not read as one is refused, naming what is
+// wrong, rather than rendered.
 func ReadResultJSON(path string) (Result, error) {
 	var r Result
-	return r, readJSON(path, &r)
+	if err := readJSON(path, &r); err != nil {
+		return Result{}, err
+	}
+	if err := r.validate(); err != nil {
+		return Result{}, fmt.Errorf("read %s: not a sharechaos result: %w", path, err)
+	}
+	return r, nil
 }
+
+// ReadResult reads dir/result.json (ReadResultJSON).
+func ReadResult(dir string) (Result, error) { return ReadResultJSON(filepath.Join(dir, ResultFile)) }
 
 // WriteBenchJSON writes dir/bench.json atomically.
 func WriteBenchJSON(dir string, b Bench) error {

@@ -17,13 +17,15 @@ import (
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/reports"
+	"github.com/sharechaos/sharechaos/scenarios"
+	"github.com/sharechaos/sharechaos/suites/harness"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
 // cellPlan is one cell to run.
 type cellPlan struct {
 	index       int
-	fault       faults.Fault
+	scenario    scenarios.Scenario
 	mode        ctp.AckMode
 	realization string
 	repeat      int
@@ -32,11 +34,12 @@ type cellPlan struct {
 	fallbackNote string
 }
 
-func (p cellPlan) scenario() string { return p.fault.Name }
+func (p cellPlan) name() string { return p.scenario.Name }
 
 // cellRun is the state of one running cell.
 type cellRun struct {
 	o        *Options
+	prog     *progress
 	c        cluster.Cluster
 	plan     cellPlan
 	dir      string
@@ -45,20 +48,22 @@ type cellRun struct {
 	rng      *rand.Rand
 	started  time.Time
 	timeline *history.Recorder
+	// report is what the cluster fault did, once it returned.
+	report *faults.Report
 }
 
 // runCell runs one cell to its verdict. It never returns an error: whatever
 // goes wrong becomes the cell's verdict (HARNESS-ERROR, UNKNOWN) with a reason.
-func runCell(ctx context.Context, o *Options, c cluster.Cluster, runID, runDir string, plan cellPlan) (cell reports.Cell) {
-	r := &cellRun{o: o, c: c, plan: plan, runID: runID, started: time.Now(),
+func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster, runID, runDir string, plan cellPlan) (cell reports.Cell) {
+	r := &cellRun{o: o, prog: prog, c: c, plan: plan, runID: runID, started: time.Now(),
 		rng: rand.New(rand.NewPCG(uint64(plan.seed), uint64(plan.index)))}
 	cell = reports.Cell{
-		Scenario: plan.scenario(), Mode: string(plan.mode), Backend: c.Name(), Realization: plan.realization,
+		Scenario: plan.name(), Mode: string(plan.mode), Backend: c.Name(), Realization: plan.realization,
 		Repeat: plan.repeat, Seed: plan.seed,
 		Anomalies: map[string]verdict.Found{},
 	}
-	if plan.fault.Target != faults.TargetNone {
-		cell.Fault.Name = plan.fault.Name
+	if plan.scenario.HasFault() {
+		cell.Fault.Name = plan.name()
 	}
 	if plan.fallbackNote != "" {
 		cell.Notes = append(cell.Notes, plan.fallbackNote)
@@ -67,24 +72,17 @@ func runCell(ctx context.Context, o *Options, c cluster.Cluster, runID, runDir s
 	cell.Dir, _ = filepath.Rel(runDir, r.dir)
 	defer func() { cell.DurationS = time.Since(r.started).Seconds() }()
 
-	allowed, err := ctp.AllowedFor(plan.mode, plan.scenario())
-	if err != nil {
-		cell.Verdict, cell.Reason = verdict.HarnessError, err.Error()
-		return cell
-	}
+	allowed := allowedFor(plan.scenario, plan.mode)
 	cell.Allowed = allowed.Names()
-	if why := plan.fault.NAReason(plan.mode, c); why != "" {
+	if why := plan.scenario.NAReason(plan.mode, c); why != "" {
 		cell.Verdict, cell.Reason = verdict.NA, why
-		return cell
-	}
-	if allowed.NotApplicable != "" {
-		cell.Verdict, cell.Reason = verdict.NA, allowed.NotApplicable
 		return cell
 	}
 	if err := os.MkdirAll(filepath.Join(r.dir, "histories"), 0o755); err != nil {
 		cell.Verdict, cell.Reason = verdict.HarnessError, err.Error()
 		return cell
 	}
+	var err error
 	r.timeline, err = history.Create(filepath.Join(r.dir, "histories", "orchestrator.jsonl"), "orchestrator")
 	if err != nil {
 		cell.Verdict, cell.Reason = verdict.HarnessError, err.Error()
@@ -109,41 +107,14 @@ func runCell(ctx context.Context, o *Options, c cluster.Cluster, runID, runDir s
 	if err := saveObservation(r.dir, obs); err != nil {
 		cell.Notes = append(cell.Notes, err.Error())
 	}
-	res := ctp.Check(*obs, allowed)
-	cell.Counts = res.Counts
-	cell.Anomalies = res.Anomalies
-	if cell.Anomalies == nil {
-		cell.Anomalies = map[string]verdict.Found{}
-	}
-	if cell.Verdict == "" {
-		cell.Verdict, cell.Reason = res.Verdict, res.Reason
-	}
-	r.judgeFault(&cell, obs.History)
-	r.summarizeLatency(&cell, obs.History)
-	return cell
-}
-
-// judgeFault fills the fault section and makes a cell whose fault never fired
-// UNKNOWN: it tested nothing (CONTRACT.md).
-func (r *cellRun) judgeFault(cell *reports.Cell, h history.History) {
-	judgeFired(cell, h, r.plan.fault.Target != faults.TargetNone)
-}
-
-func judgeFired(cell *reports.Cell, h history.History, hasFault bool) {
-	if !hasFault {
-		return
-	}
-	cell.Fault.Fired, cell.Fault.Times = false, nil
-	for _, e := range h {
-		if e.F == history.FFaultFired {
-			cell.Fault.Fired = true
-			cell.Fault.Times = append(cell.Fault.Times, time.Unix(0, e.TS).UTC())
+	judgeCell(&cell, *obs, r.plan.scenario)
+	if r.report != nil {
+		for _, h := range r.report.Healed {
+			cell.Fault.Healed = append(cell.Fault.Healed, h.UTC())
 		}
 	}
-	if !cell.Fault.Fired && cell.Verdict == verdict.Pass {
-		cell.Verdict = verdict.Unknown
-		cell.Reason = "the fault " + cell.Fault.Name + " never fired, so the cell tested nothing"
-	}
+	r.summarizeLatency(&cell, obs.History)
+	return cell
 }
 
 // execute sets the cell up, runs load and fault, drains, stops the workers and
@@ -163,7 +134,7 @@ func (r *cellRun) execute(ctx context.Context, allowed ctp.Allowed) (*ctp.Observ
 	defer admin.Close()
 
 	sctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	err = ctp.Setup(sctx, admin, r.topo, ctp.GroupConfig{Lock: o.Lock, DeliveryLimit: deliveryLimit})
+	err = ctp.Setup(sctx, admin, r.topo, ctp.GroupConfig{Lock: o.Lock, DeliveryLimit: harness.DeliveryLimit})
 	cancel()
 	if err != nil {
 		return nil, "", fmt.Errorf("set up cell: %w", err)
@@ -195,24 +166,27 @@ func (r *cellRun) execute(ctx context.Context, allowed ctp.Allowed) (*ctp.Observ
 	var faultErr error
 	faultCtx, cancelFault := context.WithCancel(ctx)
 	defer cancelFault()
-	if r.plan.fault.Target == faults.TargetCluster {
+	if cf := r.plan.scenario.Cluster; cf != nil {
 		faultWG.Add(1)
 		go func() {
 			defer faultWG.Done()
-			env := faults.Env{Cluster: r.c, Topology: r.topo, Rand: r.rng, Workers: o.Workers,
+			env := faults.Env{Name: r.plan.name(), Cluster: r.c, Topology: r.topo, Rand: r.rng, Workers: o.Workers,
 				Fired:    func(e history.Event) { _ = r.timeline.Record(e) },
 				Progress: func(ctx context.Context) (int64, int64) { return r.progress(ctx, admin) }}
-			if err := r.plan.fault.Inject(faultCtx, env); err != nil && faultCtx.Err() == nil {
+			rep, err := faults.Inject(faultCtx, cf.Triggered(), env)
+			r.report = &rep
+			if err != nil && faultCtx.Err() == nil {
 				faultErr = err
 			}
 		}()
 	}
 
-	if ws.arm.Action == ctp.ActionStop {
+	// The orchestrator's half of a worker fault (the zombie's choreography).
+	if wf := r.plan.scenario.Worker; wf != nil && wf.Conduct != nil {
 		faultWG.Add(1)
 		go func() {
 			defer faultWG.Done()
-			if err := r.runZombie(faultCtx, ws); err != nil && faultCtx.Err() == nil {
+			if err := wf.Conduct(faultCtx, armedWorkers{ws: ws, timeline: r.timeline}, o.Lock); err != nil && faultCtx.Err() == nil {
 				faultErr = err
 			}
 		}()
@@ -225,7 +199,7 @@ func (r *cellRun) execute(ctx context.Context, allowed ctp.Allowed) (*ctp.Observ
 		return nil, "", err
 	}
 	if faultErr != nil {
-		return nil, "", fmt.Errorf("inject %s: %w", r.plan.fault.Name, faultErr)
+		return nil, "", fmt.Errorf("inject %s: %w", r.plan.name(), faultErr)
 	}
 	// A last moment for acks in flight, then stop the workers gracefully.
 	time.Sleep(time.Second)
@@ -249,26 +223,28 @@ func (r *cellRun) execute(ctx context.Context, allowed ctp.Allowed) (*ctp.Observ
 
 func (r *cellRun) workerSet() *workerSet {
 	o := r.o
+	wf := r.plan.scenario.Worker
 	ws := &workerSet{
 		base: ctp.WorkerConfig{
 			Bootstrap: r.c.Bootstrap(), Group: r.topo.Group, InputTopic: r.topo.InputTopic,
 			OutputTopic: r.topo.OutputTopic, LedgerTopic: r.topo.LedgerTopic,
 			Mode: r.plan.mode, Realization: r.plan.realization, MaxRecords: o.MaxRecords,
-			TxnTimeout: ctp.Duration(o.TxnTimeout), DeliveryTimeout: ctp.Duration(r.plan.fault.DeliveryTimeout),
+			TxnTimeout: ctp.Duration(o.TxnTimeout),
 		},
-		dir: r.dir, slots: o.Workers, topology: r.topo, freshID: r.plan.fault.FreshID,
+		dir: r.dir, slots: o.Workers, topology: r.topo,
 	}
-	if r.plan.fault.Target == faults.TargetWorker {
-		ws.armSlot = 1 + r.rng.IntN(o.Workers)
-		ws.arm = ctp.Arm{Fault: r.plan.fault.Name, Point: r.plan.fault.Point, Action: r.plan.fault.Action,
-			Batch: r.armBatch(), Stall: ctp.Duration(r.plan.fault.Stall)}
-		if ws.arm.Action == ctp.ActionStall && ws.arm.Stall == 0 {
-			// Past the lock, so the records come back while the transaction is open.
-			ws.arm.Stall = ctp.Duration(o.Lock + 3*time.Second)
-		}
-		_ = r.timeline.Record(history.Event{Type: history.Info, F: "arm", Fault: r.plan.fault.Name, Point: string(ws.arm.Point),
-			Attrs: map[string]string{"slot": fmt.Sprint(ws.armSlot), "batch": fmt.Sprint(ws.arm.Batch), "action": string(ws.arm.Action)}})
+	if wf == nil {
+		return ws
 	}
+	ws.base.DeliveryTimeout = ctp.Duration(wf.DeliveryTimeout)
+	ws.freshID = wf.FreshID
+	ws.armSlot = 1 + r.rng.IntN(o.Workers)
+	ws.arm = ctp.Arm{Fault: r.plan.name(), Point: wf.Point, Action: wf.Action, Batch: r.armBatch()}
+	if wf.Stall != nil {
+		ws.arm.Stall = ctp.Duration(wf.Stall(o.Lock))
+	}
+	_ = r.timeline.Record(history.Event{Type: history.Info, F: history.FArm, Fault: r.plan.name(), Point: string(ws.arm.Point),
+		Attrs: map[string]string{"slot": fmt.Sprint(ws.armSlot), "batch": fmt.Sprint(ws.arm.Batch), "action": string(ws.arm.Action)}})
 	return ws
 }
 
@@ -318,7 +294,7 @@ func (r *cellRun) drain(ctx context.Context, admin *kgo.Client, ws *workerSet) (
 			return false, err
 		}
 		done, total := r.progress(ctx, admin)
-		r.o.showProgress(r.plan, done, total)
+		r.prog.show(r.plan, done, total)
 		if total > 0 && done >= total {
 			return true, nil
 		}
@@ -349,5 +325,5 @@ func (r *cellRun) observe(ctx context.Context, admin *kgo.Client) (*ctp.Observat
 		return nil, fmt.Errorf("observe: %w", err)
 	}
 	return &ctp.Observation{Mode: r.plan.mode, Realization: r.plan.realization, InputTopic: r.topo.InputTopic, Inputs: inputs, Outputs: outputs,
-		ShareStart: start, InputEnd: end, DeliveryLimit: deliveryLimit, History: h}, nil
+		ShareStart: start, InputEnd: end, DeliveryLimit: harness.DeliveryLimit, History: h}, nil
 }

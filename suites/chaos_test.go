@@ -3,6 +3,7 @@ package suites
 import (
 	"context"
 	"errors"
+	"github.com/sharechaos/sharechaos/suites/harness"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,8 +36,7 @@ func TestChaosEmbedded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real (embedded) cluster; skipped with -short")
 	}
-	res := runMatrix(t, Options{Backend: "embedded", Scenarios: []string{"steady", "crash-after-commit", "crash-after-acks"},
-		Modes: []ctp.AckMode{ctp.Transactional, ctp.Explicit, ctp.Implicit}, Records: 600, Seed: 7})
+	res := runMatrix(t, Options{Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{ctp.Transactional, ctp.Explicit, ctp.Implicit}, Seed: 7}, Scenarios: []string{"steady", "crash-after-commit", "crash-after-acks"}, Records: 600})
 	if res.Backend != "embedded" {
 		t.Fatalf("backend = %q, want embedded", res.Backend)
 	}
@@ -77,8 +77,7 @@ func TestChaosDocker(t *testing.T) {
 		t.Skip("runs real Kafka in containers; skipped with -short")
 	}
 	requireDocker(t)
-	res := runMatrix(t, Options{Backend: "docker", Scenarios: []string{"steady", "crash-after-commit", "crash-after-acks", "broker-kill"},
-		Modes: []ctp.AckMode{ctp.Transactional, ctp.Explicit}, Records: 1000, Seed: 11})
+	res := runMatrix(t, Options{Common: harness.Common{Backend: "docker", Modes: []ctp.AckMode{ctp.Transactional, ctp.Explicit}, Seed: 11}, Scenarios: []string{"steady", "crash-after-commit", "crash-after-acks", "broker-kill"}, Records: 1000})
 	if res.Backend != "docker" {
 		t.Fatalf("backend = %q, want docker", res.Backend)
 	}
@@ -105,9 +104,8 @@ func TestTxnAcksNativeOnAStockBroker(t *testing.T) {
 		t.Skip("starts an embedded cluster; skipped with -short")
 	}
 	out := filepath.Join(t.TempDir(), "native")
-	_, err := Run(context.Background(), Options{Backend: "embedded", Scenarios: []string{"steady"},
-		Modes: []ctp.AckMode{ctp.Transactional}, TxnAcks: "native", Records: 50, Out: out})
-	var ue *UsageError
+	_, err := Run(context.Background(), Options{Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{ctp.Transactional}, TxnAcks: "native", Out: out}, Scenarios: []string{"steady"}, Records: 50})
+	var ue *harness.UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "AddShareAcksToTxn") || !strings.Contains(err.Error(), "TxnShareAcknowledge") {
 		t.Fatalf("native on kfake: err = %v, want a usage error naming both missing APIs", err)
 	}
@@ -115,8 +113,7 @@ func TestTxnAcksNativeOnAStockBroker(t *testing.T) {
 		t.Errorf("a run that did nothing left %s behind", out)
 	}
 
-	res := runMatrix(t, Options{Backend: "embedded", Scenarios: []string{"steady"}, Modes: []ctp.AckMode{ctp.Transactional},
-		TxnAcks: "native", OnUnsupported: "fallback", Records: 50})
+	res := runMatrix(t, Options{Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{ctp.Transactional}, TxnAcks: "native", OnUnsupported: "fallback"}, Scenarios: []string{"steady"}, Records: 50})
 	if len(res.Runs) != 1 || res.Runs[0].Mode != "explicit" || res.Runs[0].Verdict != verdict.Pass {
 		t.Fatalf("fallback: cells %+v, want one explicit PASS", res.Runs)
 	}

@@ -10,12 +10,12 @@ import (
 	"github.com/sharechaos/sharechaos/reports"
 )
 
-// Metric names (snake_case with units, STYLE.md).
+// The metrics a cell's histories give, named once in package bench.
 const (
-	metricCommit = "txn_commit_duration" // the commit call
-	metricTxn    = "txn_total_duration"  // begin to commit returned
-	metricAck    = "share_ack_duration"  // a non-transactional ack round trip (synchronous flush)
-	metricTxnAck = "txn_acks_duration"   // the acks put into the transaction (transactional mode)
+	metricCommit = bench.TxnCommitDuration // the commit call
+	metricTxn    = bench.TxnTotalDuration  // begin to commit returned
+	metricAck    = bench.ShareAckDuration  // a non-transactional ack round trip (synchronous flush)
+	metricTxnAck = bench.TxnAcksDuration   // the acks put into the transaction (transactional mode)
 )
 
 // cellLatency builds the cell's histograms from its histories: every timed

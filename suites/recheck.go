@@ -2,13 +2,17 @@ package suites
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 
+	"github.com/sharechaos/sharechaos/bench"
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/reports"
+	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
@@ -16,7 +20,8 @@ import (
 // which are files of their own), so a run can be re-checked offline.
 const observationFile = "observation.json"
 
-// storedObservation is the JSON form of ctp.Observation without its history.
+// storedObservation is the JSON form of ctp.Observation without its history,
+// plus the manifest of the histories it was judged from.
 type storedObservation struct {
 	Mode          ctp.AckMode     `json:"mode"`
 	Realization   string          `json:"realization"`
@@ -26,85 +31,169 @@ type storedObservation struct {
 	ShareStart    map[int32]int64 `json:"share_start"`
 	InputEnd      map[int32]int64 `json:"input_end"`
 	DeliveryLimit int32           `json:"delivery_limit"`
+	// Histories maps each history file the cell was judged from to its
+	// number of events, so a re-check can tell a deleted or cut history
+	// from a complete one.
+	Histories map[string]int `json:"histories,omitempty"`
 }
 
 func saveObservation(dir string, obs *ctp.Observation) error {
+	manifest, err := historyManifest(filepath.Join(dir, "histories"))
+	if err != nil {
+		return fmt.Errorf("save observation: %w", err)
+	}
 	b, err := json.Marshal(storedObservation{Mode: obs.Mode, Realization: obs.Realization, InputTopic: obs.InputTopic, Inputs: obs.Inputs,
-		Outputs: obs.Outputs, ShareStart: obs.ShareStart, InputEnd: obs.InputEnd, DeliveryLimit: obs.DeliveryLimit})
+		Outputs: obs.Outputs, ShareStart: obs.ShareStart, InputEnd: obs.InputEnd, DeliveryLimit: obs.DeliveryLimit,
+		Histories: manifest})
 	if err != nil {
 		return fmt.Errorf("save observation: %w", err)
 	}
 	return reports.WriteFileAtomic(filepath.Join(dir, observationFile), b)
 }
 
-func loadObservation(dir string) (ctp.Observation, error) {
-	b, err := os.ReadFile(filepath.Join(dir, observationFile))
+// historyManifest counts the events of every history file in dir.
+func historyManifest(dir string) (map[string]int, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	if err != nil {
-		return ctp.Observation{}, fmt.Errorf("load observation: %w", err)
+		return nil, err
+	}
+	m := map[string]int{}
+	for _, p := range paths {
+		h, err := history.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		m[filepath.Base(p)] = len(h)
+	}
+	return m, nil
+}
+
+// errIncomplete says a stored cell cannot be re-derived; its text is the
+// UNKNOWN reason.
+type errIncomplete struct{ why string }
+
+func (e *errIncomplete) Error() string { return e.why }
+
+// loadObservation reads a cell's stored observation and histories, and
+// checks the histories against the manifest written with it.
+func loadObservation(dir string) (ctp.Observation, error) {
+	path := filepath.Join(dir, observationFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ctp.Observation{}, &errIncomplete{fmt.Sprintf("cannot re-derive the cell: %s is missing or unreadable (%v)", path, err)}
 	}
 	var s storedObservation
 	if err := json.Unmarshal(b, &s); err != nil {
-		return ctp.Observation{}, fmt.Errorf("load observation %s: %w", dir, err)
+		return ctp.Observation{}, &errIncomplete{fmt.Sprintf("cannot re-derive the cell: %s: %v", path, err)}
 	}
-	h, err := history.ReadDir(filepath.Join(dir, "histories"))
+	hdir := filepath.Join(dir, "histories")
+	h, err := history.ReadDir(hdir)
 	if err != nil {
-		return ctp.Observation{}, err
+		return ctp.Observation{}, &errIncomplete{fmt.Sprintf("cannot re-derive the cell: %v", err)}
+	}
+	if why := checkManifest(hdir, s.Histories); why != "" {
+		return ctp.Observation{}, &errIncomplete{"cannot re-derive the cell: " + why}
 	}
 	return ctp.Observation{Mode: s.Mode, Realization: s.Realization, InputTopic: s.InputTopic, Inputs: s.Inputs, Outputs: s.Outputs,
 		ShareStart: s.ShareStart, InputEnd: s.InputEnd, DeliveryLimit: s.DeliveryLimit, History: h}, nil
 }
 
-// Recheck judges a stored run again from its files, offline: the checker
-// reads each cell's observation and histories. Cells that were never observed
-// (N/A, harness errors, interrupted) keep their stored verdict. It returns the
-// stored result with the new judgements and the list of cells whose verdict
-// changed.
-func Recheck(dir string) (reports.Result, []string, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "result.json"))
-	if err != nil {
-		return reports.Result{}, nil, fmt.Errorf("recheck %s: %w", dir, err)
+// checkManifest says which history is missing or truncated, "" when every
+// file holds at least the events it held when the cell was judged.
+func checkManifest(dir string, manifest map[string]int) string {
+	names := make([]string, 0, len(manifest))
+	for n := range manifest {
+		names = append(names, n)
 	}
-	var res reports.Result
-	if err := json.Unmarshal(b, &res); err != nil {
-		return reports.Result{}, nil, fmt.Errorf("recheck %s: result.json: %w", dir, err)
+	sort.Strings(names)
+	for _, n := range names {
+		h, err := history.ReadFile(filepath.Join(dir, n))
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Sprintf("history %s is missing", filepath.Join(dir, n))
+		}
+		if err != nil {
+			return err.Error()
+		}
+		if len(h) < manifest[n] {
+			return fmt.Sprintf("history %s is truncated: %d of its %d events", filepath.Join(dir, n), len(h), manifest[n])
+		}
+	}
+	return ""
+}
+
+// Recheck judges a stored run again from its files, offline, with the same
+// judgement as a live run (judgeCell, judgeRun, the thresholds): the checker
+// reads each cell's observation and histories. A cell that was judged but
+// cannot be re-derived (observation.json or a history missing, a history cut)
+// is UNKNOWN with the reason, never its stored verdict. Cells that were never
+// observed (N/A, harness errors, interrupted) keep their stored verdict and
+// reason. It returns the re-checked result and the cells whose verdict changed.
+func Recheck(dir string) (reports.Result, []string, error) {
+	res, err := reports.ReadResult(dir)
+	if err != nil {
+		return reports.Result{}, nil, fmt.Errorf("recheck: %w", err)
 	}
 	var changed []string
 	for i, c := range res.Runs {
-		if c.Dir == "" {
-			continue
-		}
-		cdir := filepath.Join(dir, c.Dir)
-		if _, err := os.Stat(filepath.Join(cdir, observationFile)); err != nil {
-			continue
-		}
-		obs, err := loadObservation(cdir)
-		if err != nil {
-			return res, changed, err
-		}
-		allowed, err := ctp.AllowedFor(ctp.AckMode(c.Mode), c.Scenario)
-		if err != nil {
-			return res, changed, err
-		}
-		got := ctp.Check(obs, allowed)
-		nc := c
-		nc.Counts, nc.Anomalies, nc.Verdict, nc.Reason = got.Counts, got.Anomalies, got.Verdict, got.Reason
-		if nc.Anomalies == nil {
-			nc.Anomalies = map[string]verdict.Found{}
-		}
-		judgeFired(&nc, obs.History, c.Fault.Name != "" && c.Fault.Name != "steady")
+		nc := recheckCell(dir, c)
 		if nc.Verdict != c.Verdict || nc.Counts != c.Counts {
 			changed = append(changed, fmt.Sprintf("%s: %s -> %s", c.Name(), c.Verdict, nc.Verdict))
 		}
 		res.Runs[i] = nc
 	}
-	vs := make([]verdict.Verdict, len(res.Runs))
-	for i, c := range res.Runs {
-		vs[i] = c.Verdict
+	res.Thresholds = recheckThresholds(res)
+	return judgeRun(res), changed, nil
+}
+
+// recheckCell re-derives one stored cell.
+func recheckCell(dir string, c reports.Cell) reports.Cell {
+	if c.Dir == "" || c.Verdict == verdict.NA || c.Verdict == verdict.HarnessError {
+		return c
 	}
-	res.Verdict = verdict.Worst(vs...)
-	if res.Interrupted && res.Verdict == verdict.Pass {
-		res.Verdict = verdict.Unknown
+	cdir := filepath.Join(dir, c.Dir)
+	if _, err := os.Stat(filepath.Join(cdir, observationFile)); errors.Is(err, os.ErrNotExist) && c.Input == 0 {
+		// Never observed (interrupted before the read-back): nothing to re-derive.
+		return c
 	}
-	res.ExitCode = res.Verdict.ExitCode()
-	return res, changed, nil
+	nc := c
+	nc.Anomalies = map[string]verdict.Found{}
+	obs, err := loadObservation(cdir)
+	if err != nil {
+		nc.Counts = verdict.Counts{}
+		nc.Verdict, nc.Reason = verdict.Unknown, err.Error()
+		return nc
+	}
+	s, ok := scenarios.Lookup(c.Scenario)
+	if !ok {
+		nc.Verdict, nc.Reason = verdict.Unknown, fmt.Sprintf("cannot re-derive the cell: scenario %q is not in this build's catalog", c.Scenario)
+		return nc
+	}
+	nc.Verdict, nc.Reason = "", ""
+	judgeCell(&nc, obs, s)
+	nc.Latency = map[string]reports.Percentiles{}
+	for name, hist := range cellLatency(obs.History) {
+		nc.Latency[name] = hist.Percentiles()
+	}
+	return nc
+}
+
+// recheckThresholds judges the run's thresholds again on the re-checked
+// cells. A threshold that matched no cell cannot have failed, so the texts
+// of the stored results are all there is to re-judge.
+func recheckThresholds(res reports.Result) []reports.ThresholdResult {
+	seen := map[string]bool{}
+	var texts []string
+	for _, t := range res.Thresholds {
+		if !seen[t.Threshold] {
+			seen[t.Threshold] = true
+			texts = append(texts, t.Threshold)
+		}
+	}
+	ts, err := bench.ParseThresholds(texts)
+	if err != nil {
+		// A stored threshold this build cannot read cannot be re-judged: it
+		// fails, naming why, rather than silently passing.
+		return []reports.ThresholdResult{{Threshold: fmt.Sprint(texts), Reason: "cannot re-judge: " + err.Error()}}
+	}
+	return evaluateThresholds(ts, res.Runs)
 }

@@ -2,6 +2,7 @@ package suites
 
 import (
 	"encoding/json"
+	"github.com/sharechaos/sharechaos/suites/harness"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,7 +17,7 @@ func TestRecheckStoredRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an embedded cluster; skipped with -short")
 	}
-	res := runMatrix(t, Options{Backend: "embedded", Scenarios: []string{"steady"}, Modes: []ctp.AckMode{ctp.Explicit}, Records: 200, Seed: 3})
+	res := runMatrix(t, Options{Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{ctp.Explicit}, Seed: 3}, Scenarios: []string{"steady"}, Records: 200})
 	again, changed, err := Recheck(res.Dir)
 	if err != nil {
 		t.Fatal(err)

@@ -5,23 +5,22 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/sharechaos/sharechaos/faults"
 	"github.com/sharechaos/sharechaos/reports"
 )
 
-// runPlans runs every cell plan in order, up to o.Parallel at once. Cells
+// runPlans runs every cell plan in order, up to parallel at once. Cells
 // have their own topics, group and transactional ids, so cells whose faults
 // stay inside their own workers cannot disturb each other and share the
 // cluster; a cell whose fault acts on the cluster (brokers, links) would
 // disturb every other cell, so it waits for the others and runs alone.
-func runPlans(ctx context.Context, o *Options, plans []cellPlan, run func(cellPlan)) {
-	slots := make(chan struct{}, max(1, o.Parallel))
+func runPlans(ctx context.Context, parallel int, plans []cellPlan, run func(cellPlan)) {
+	slots := make(chan struct{}, max(1, parallel))
 	var wg sync.WaitGroup
 	for _, p := range plans {
 		if ctx.Err() != nil {
 			break
 		}
-		if p.fault.Target == faults.TargetCluster {
+		if p.scenario.Target() == "cluster" {
 			wg.Wait()
 			run(p)
 			continue

@@ -6,15 +6,6 @@ import (
 	"github.com/sharechaos/sharechaos/reports"
 )
 
-// qualificationThresholds fail a qualification run whose latency is far out of
-// line even under faults; --threshold replaces them. Generous on purpose: a
-// fault stalls commits for seconds, and qualification is about correctness
-// first, with latency as a sanity bound.
-var qualificationThresholds = []string{
-	"txn_commit_duration: p(99)<5s",
-	"txn_total_duration: p(50)<1s",
-}
-
 // evaluateThresholds judges every threshold on every cell it matches (tags:
 // scenario, mode, backend, realization) from the cell's latency summaries and
 // counts. A cell without data for a threshold's metric fails it, except N/A
@@ -40,13 +31,4 @@ func evaluateThresholds(ts bench.Thresholds, cells []reports.Cell) []reports.Thr
 		}
 	}
 	return out
-}
-
-// applyThresholds sets THRESHOLD-FAILED unless the verdict is already worse.
-func applyThresholds(res *reports.Result) {
-	if bench.AllPass(res.Thresholds) {
-		return
-	}
-	res.Verdict = verdict.Worst(res.Verdict, verdict.ThresholdFailed)
-	res.ExitCode = res.Verdict.ExitCode()
 }

@@ -30,23 +30,21 @@ func TestThresholdsJudgeMatchingCells(t *testing.T) {
 	if len(got) != 3 {
 		t.Fatalf("%d results, want 3 (two on transactional, one on explicit, none on N/A): %+v", len(got), got)
 	}
-	res := reports.Result{Verdict: verdict.Pass, Thresholds: got}
-	applyThresholds(&res)
+	res := judgeRun(reports.Result{Runs: cells, Thresholds: got})
 	if res.Verdict != verdict.ThresholdFailed || res.ExitCode != verdict.ExitThresholdFailed {
 		t.Errorf("verdict %s exit %d, want THRESHOLD-FAILED 3", res.Verdict, res.ExitCode)
 	}
 
 	// An ANOMALY stays ANOMALY: a threshold never hides a worse verdict.
-	res = reports.Result{Verdict: verdict.Anomaly, Thresholds: got}
-	applyThresholds(&res)
+	anomaly := append(cells, reports.Cell{Scenario: "steady", Mode: "implicit", Verdict: verdict.Anomaly})
+	res = judgeRun(reports.Result{Runs: anomaly, Thresholds: got})
 	if res.Verdict != verdict.Anomaly {
 		t.Errorf("ANOMALY became %s", res.Verdict)
 	}
 
 	// All bounds met: the verdict stands.
 	ok := evaluateThresholds(ts, []reports.Cell{cell("transactional", 5, 50)})
-	res = reports.Result{Verdict: verdict.Pass, ExitCode: 0, Thresholds: ok}
-	applyThresholds(&res)
+	res = judgeRun(reports.Result{Runs: []reports.Cell{cell("transactional", 5, 50)}, Thresholds: ok})
 	if res.Verdict != verdict.Pass || !bench.AllPass(ok) {
 		t.Errorf("passing thresholds changed the verdict to %s: %+v", res.Verdict, ok)
 	}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/internal/role"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
@@ -207,3 +208,14 @@ func RunWorkerRole(args []string) int {
 	}
 	return 0
 }
+
+// armedWorkers is the worker set as the orchestrator's half of a worker fault
+// sees it (faults.Workers).
+type armedWorkers struct {
+	ws       *workerSet
+	timeline *history.Recorder
+}
+
+func (a armedWorkers) ArmedPID() int          { return a.ws.pid(a.ws.armSlot, 1) }
+func (a armedWorkers) Replace() error         { return a.ws.supersede(a.ws.armSlot) }
+func (a armedWorkers) Record(e history.Event) { _ = a.timeline.Record(e) }

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/sharechaos/sharechaos/internal/verdict"
-	"github.com/sharechaos/sharechaos/suites"
-	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/suites/benchrun"
+	"github.com/sharechaos/sharechaos/suites/harness"
 )
 
 const benchHelp = `Usage: sharechaos bench [flags]
@@ -58,30 +58,22 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprint(stderr, benchHelp)
 		fs.PrintDefaults()
 	}
-	var o suites.BenchOptions
-	var modes, batches, partitions, latencies, keys listFlag
-	var thresholds thresholdFlag
-	fs.StringVar(&o.Backend, "backend", "auto", "auto | embedded | docker: auto uses docker when an engine answers and the images exist, else the embedded kfake cluster")
-	fs.Var(&modes, "mode", "ack modes, repeated or comma-separated (default: transactional,explicit,implicit)")
-	fs.Float64Var(&o.Rate, "rate", suites.DefaultBenchRate, "target transactions per second over all workers; 0 = closed loop (as fast as possible)")
-	fs.DurationVar(&o.Duration, "duration", suites.DefaultBenchDuration, "measured load per run")
-	fs.DurationVar(&o.Warmup, "warmup", suites.DefaultBenchWarmup, "load before each run's measurement, left out of every figure")
-	fs.IntVar(&o.Repeats, "repeats", suites.DefaultBenchRepeats, "runs per mode at each batch size (the U test needs 4 to reach p<0.05)")
+	var o benchrun.Options
+	var lists harness.CommonLists
+	var batches, partitions, latencies harness.ListFlag
+	o.Common.Register(fs, &lists)
+	fs.Float64Var(&o.Rate, "rate", benchrun.DefaultBenchRate, "target transactions per second over all workers; 0 = closed loop (as fast as possible)")
+	fs.DurationVar(&o.Duration, "duration", benchrun.DefaultBenchDuration, "measured load per run")
+	fs.DurationVar(&o.Warmup, "warmup", benchrun.DefaultBenchWarmup, "load before each run's measurement, left out of every figure")
+	fs.IntVar(&o.Repeats, "repeats", benchrun.DefaultBenchRepeats, "runs per mode at each batch size (the U test needs 4 to reach p<0.05)")
 	fs.Var(&batches, "batch", "records per transaction, repeated or comma-separated (default: 1,10,100)")
 	fs.Var(&partitions, "partitions", "partitions of the input and output topics, repeated or comma-separated (default: 4)")
 	fs.Var(&latencies, "latency", "latency toxiproxy adds to every link, repeated or comma-separated, e.g. 0,5ms,20ms (default: 0)")
-	fs.IntVar(&o.Workers, "workers", suites.DefaultBenchWorkers, "in-process CTP workers per run, each driven at rate/workers")
-	fs.IntVar(&o.Brokers, "brokers", suites.DefaultBrokers, "brokers in the cluster")
-	fs.Var(&thresholds, "threshold", "k6-style threshold, e.g. 'txn_commit_duration: p(99)<250ms'; repeated or comma-separated")
+	fs.IntVar(&o.Workers, "workers", benchrun.DefaultBenchWorkers, "in-process CTP workers per run, each driven at rate/workers")
 	fs.StringVar(&o.Fault, "fault", "", "a cluster fault injected once during each run (e.g. broker-kill); figures split before/during/after")
-	fs.Int64Var(&o.Seed, "seed", 0, "seed (default: random, printed)")
-	fs.StringVar(&o.Out, "out", "", "bench directory (default: a new folder under ./runs/)")
-	fs.StringVar(&o.TxnAcks, "txn-acks", "auto", "auto | ledger | native: how the transactional mode puts acks in the transaction")
-	fs.StringVar(&o.OnUnsupported, "on-unsupported", "fail", "fail | fallback: with --txn-acks native on a broker without KIP-1289, fail or leave the transactional mode out")
-	fs.Var(&keys, "kip1289-keys", "API keys of AddShareAcksToTxn,TxnShareAcknowledge (unallocated upstream; default 12890,12891, placeholders)")
 	fs.BoolVar(&o.Overhead, "overhead", true, "measure the harness's own cost against a bare franz-go loop (explicit mode)")
 	fs.Float64Var(&o.Alpha, "alpha", 0.05, "significance level of the comparisons")
-	fs.IntVar(&o.MaxInput, "max-input", suites.DefaultMaxInput, "most records seeded before a run (more are added during the run if it runs low)")
+	fs.IntVar(&o.MaxInput, "max-input", benchrun.DefaultMaxInput, "most records seeded before a run (more are added during the run if it runs low)")
 	fs.BoolVar(&o.KeepTopics, "keep-topics", false, "keep each run's topics and share group on the cluster (deleted after each run by default)")
 	verbose := fs.Bool("v", false, "log every step")
 	if err := fs.Parse(args); err != nil {
@@ -113,8 +105,8 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case o.Alpha <= 0 || o.Alpha >= 1:
 		return usage("--alpha %v: want a level in (0, 1)", o.Alpha)
 	}
-	for _, m := range modes {
-		o.Modes = append(o.Modes, ctp.AckMode(m))
+	if err := lists.Apply(&o.Common); err != nil {
+		return usage("%v", err)
 	}
 	var err error
 	if o.Batches, err = intList("batch", batches); err != nil {
@@ -130,14 +122,6 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		o.Latencies = append(o.Latencies, d)
 	}
-	if len(keys) > 0 {
-		k, err := parseKeys(keys)
-		if err != nil {
-			return usage("--kip1289-keys: %v", err)
-		}
-		o.KIP1289Keys = k
-	}
-	o.Thresholds = thresholds
 	o.Command = "sharechaos bench " + strings.Join(args, " ")
 	o.Progress = stdout
 	level := slog.LevelWarn
@@ -150,8 +134,8 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if o.Out == "" {
 		o.Out = filepath.Join("runs", start.Format("20060102-150405")+"-bench")
 	}
-	res, err := suites.Bench(ctx, o)
-	var ue *suites.UsageError
+	res, err := benchrun.Run(ctx, o)
+	var ue *harness.UsageError
 	if errors.As(err, &ue) {
 		return usage("%v", err)
 	}
@@ -183,34 +167,4 @@ func intList(name string, vals []string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
-}
-
-// thresholdFlag repeats and takes commas like listFlag, but a comma inside a
-// tag selector ({mode:explicit,batch:10}) belongs to the threshold.
-type thresholdFlag []string
-
-func (t *thresholdFlag) String() string { return strings.Join(*t, ", ") }
-
-func (t *thresholdFlag) Set(s string) error {
-	depth, start := 0, 0
-	add := func(part string) {
-		if part = strings.TrimSpace(part); part != "" {
-			*t = append(*t, part)
-		}
-	}
-	for i, r := range s {
-		switch r {
-		case '{':
-			depth++
-		case '}':
-			depth--
-		case ',':
-			if depth == 0 {
-				add(s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	add(s[start:])
-	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/sharechaos/sharechaos/suites/harness"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,7 +68,7 @@ func TestBenchHelp(t *testing.T) {
 }
 
 func TestThresholdFlagSplitsOutsideBraces(t *testing.T) {
-	var f thresholdFlag
+	var f harness.ThresholdFlag
 	_ = f.Set("txn_commit_duration: p(99)<250ms, e2e_latency{mode:explicit,batch:10}: p(50)<1s")
 	_ = f.Set("dropped_iterations: count<1")
 	want := []string{"txn_commit_duration: p(99)<250ms", "e2e_latency{mode:explicit,batch:10}: p(50)<1s", "dropped_iterations: count<1"}

@@ -20,21 +20,29 @@ const (
 
 // Operation names (the event's "f").
 const (
-	FPoll       = "poll"        // ok carries the polled records
-	FBegin      = "begin"       // beginTransaction
-	FSend       = "send"        // ok carries the ids whose outputs were produced
-	FFlush      = "flush"       // producer flush; fail when any produce failed
-	FLedger     = "ledger"      // ledger entries written / read (transactional, ledger realization)
-	FValidate   = "validate"    // ledger validation before commit
-	FTxnAcks    = "txn-acks"    // acks added to the transaction (transactional mode)
-	FRenew      = "renew"       // lock renewal
-	FCommit     = "commit"      // commitTransaction; ok/fail/info
-	FAbort      = "abort"       // abortTransaction
-	FAck        = "ack"         // non-transactional ack (ACCEPT / RELEASE)
-	FFaultFired = "fault-fired" // a fault fired at its point
-	FStart      = "start"       // a worker process started (info)
-	FStop       = "stop"        // a worker process stopped cleanly (info)
-	FSeed       = "seed"        // input records written by the seeder
+	FPoll           = "poll"            // ok carries the polled records
+	FBegin          = "begin"           // beginTransaction
+	FSend           = "send"            // ok carries the ids whose outputs were produced
+	FFlush          = "flush"           // producer flush; fail when any produce failed
+	FLedger         = "ledger"          // ledger entries written / read (transactional, ledger realization)
+	FValidate       = "validate"        // ledger validation before commit
+	FTxnAcks        = "txn-acks"        // acks added to the transaction (transactional mode)
+	FRenew          = "renew"           // lock renewal
+	FCommit         = "commit"          // commitTransaction; ok/fail/info
+	FAbort          = "abort"           // abortTransaction
+	FAck            = "ack"             // non-transactional ack (ACCEPT / RELEASE)
+	FFaultFired     = "fault-fired"     // a fault fired at its point
+	FHeal           = "heal"            // a cluster fault was undone (orchestrator timeline)
+	FFaultPrepare   = "fault-prepare"   // what a cluster fault set up before it acted (leaders moved)
+	FFaultError     = "fault-error"     // a worker fault could not do all it meant to (the cut failed)
+	FResumed        = "resumed"         // a stopped (zombie) worker runs again
+	FArm            = "arm"             // the orchestrator armed a worker slot (orchestrator timeline)
+	FZombieStopped  = "zombie-stopped"  // the armed worker is frozen (orchestrator timeline)
+	FZombieReplaced = "zombie-replaced" // its replacement was started
+	FZombieResumed  = "zombie-resumed"  // SIGCONT sent to the zombie
+	FStart          = "start"           // a worker process started (info)
+	FStop           = "stop"            // a worker process stopped cleanly (info)
+	FSeed           = "seed"            // input records written by the seeder
 )
 
 // Ack types as they appear in events.

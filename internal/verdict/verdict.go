@@ -25,6 +25,19 @@ const (
 	ExitUsage           = 64
 )
 
+// All lists every verdict word, best first.
+func All() []Verdict { return []Verdict{Pass, NA, Unknown, ThresholdFailed, Anomaly, HarnessError} }
+
+// Known reports whether v is one of the contract's verdict words.
+func (v Verdict) Known() bool {
+	for _, k := range All() {
+		if v == k {
+			return true
+		}
+	}
+	return false
+}
+
 // rank orders verdicts worst-last for Worst. N/A ranks below PASS: it never
 // makes a run worse. THRESHOLD-FAILED sits between UNKNOWN and ANOMALY: it
 // applies "unless the verdict is already worse", and ANOMALY / HARNESS-ERROR are.

@@ -73,7 +73,7 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 		w.fire(PointBeforeSend)
 		if w.cfg.Arm.Action == ActionFailProduce {
 			if err := w.cutOutputLeader(reqCtx); err != nil {
-				w.event(history.Event{Type: history.Info, F: "fault-error", Fault: w.cfg.Arm.Fault, Error: err.Error()})
+				w.event(history.Event{Type: history.Info, F: history.FFaultError, Fault: w.cfg.Arm.Fault, Error: err.Error()})
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package suites
+package benchrun
 
 import (
 	"context"
@@ -19,7 +19,10 @@ import (
 	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/reports"
+	"github.com/sharechaos/sharechaos/scenarios"
+	"github.com/sharechaos/sharechaos/suites/harness"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
 
 // Metrics a bench records beside bench's own names (TxnTotalDuration, ...).
@@ -39,11 +42,12 @@ var benchMetrics = []string{bench.TxnTotalDuration, bench.TxnCommitDuration, ben
 
 // benchEnv is what every run of a bench shares.
 type benchEnv struct {
-	o     *BenchOptions
+	o     *Options
 	c     cluster.Cluster
 	runID string
 	admin *kgo.Client
-	fault *faults.Fault
+	// fault is the catalog row of --fault (a cluster fault), nil for none.
+	fault *scenarios.Scenario
 }
 
 // benchPoint is a sweep point beside the batch size.
@@ -170,7 +174,7 @@ type benchRunner struct {
 	done      measured
 
 	faultMu     sync.Mutex
-	faultEvents []history.Event
+	faultReport faults.Report
 	faultEnd    time.Time
 }
 
@@ -264,7 +268,7 @@ func setupTopology(ctx context.Context, env *benchEnv, p benchPlan) (ctp.Topolog
 	topo := ctp.NewTopology(fmt.Sprintf("sb-%s-%03d", env.runID, p.index+1), int32(p.point.partitions), rf, minISR)
 	sctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	if err := ctp.Setup(sctx, env.admin, topo, ctp.GroupConfig{Lock: DefaultLock, DeliveryLimit: deliveryLimit}); err != nil {
+	if err := ctp.Setup(sctx, env.admin, topo, ctp.GroupConfig{Lock: harness.DefaultLock, DeliveryLimit: harness.DeliveryLimit}); err != nil {
 		return topo, fmt.Errorf("set up run: %w", err)
 	}
 	return topo, nil
@@ -376,7 +380,7 @@ func (r *benchRunner) iteration(w *benchWorker, rec *bench.Recorder, measure boo
 					rec.Record(bench.ShareAckDuration, at, res.Ack)
 				}
 				if res.TxnAcks > 0 {
-					rec.Record(metricTxnAck, at, res.TxnAcks)
+					rec.Record(bench.TxnAcksDuration, at, res.TxnAcks)
 				}
 				rec.Add(bench.Transactions, end, 1)
 				rec.Add(bench.Records, end, int64(res.Records))
@@ -436,15 +440,8 @@ func (r *benchRunner) startFault(ctx context.Context) func() error {
 	expected := int64(r.env.o.Rate * r.env.o.Duration.Seconds() * float64(r.plan.batch))
 	go func() {
 		defer close(done)
-		env := faults.Env{Cluster: r.env.c, Topology: r.topo, Workers: r.env.o.Workers, Rand: rand.New(rand.NewPCG(uint64(r.plan.seed), uint64(r.plan.index))),
-			Fired: func(e history.Event) {
-				if e.TS == 0 {
-					e.TS = time.Now().UnixNano()
-				}
-				r.faultMu.Lock()
-				r.faultEvents = append(r.faultEvents, e)
-				r.faultMu.Unlock()
-			},
+		env := faults.Env{Name: f.Name, Cluster: r.env.c, Topology: r.topo, Workers: r.env.o.Workers, Rand: rand.New(rand.NewPCG(uint64(r.plan.seed), uint64(r.plan.index))),
+
 			// Progress is the measured load's, so a fault that waits for
 			// "a fifth of the input" fires a fifth into the run.
 			Progress: func(context.Context) (int64, int64) {
@@ -455,11 +452,12 @@ func (r *benchRunner) startFault(ctx context.Context) func() error {
 				}
 				return r.committed.Load(), total
 			}}
-		if err := f.Inject(fctx, env); err != nil && fctx.Err() == nil {
+		rep, err := faults.Inject(fctx, f.Cluster.Triggered(), env)
+		if err != nil && fctx.Err() == nil {
 			ferr = fmt.Errorf("inject %s: %w", f.Name, err)
 		}
 		r.faultMu.Lock()
-		r.faultEnd = time.Now()
+		r.faultReport, r.faultEnd = rep, time.Now()
 		r.faultMu.Unlock()
 	}()
 	return func() error {
@@ -475,20 +473,17 @@ func (r *benchRunner) startFault(ctx context.Context) func() error {
 	}
 }
 
-// windows pairs each fault-fired event with the heal after it; a fault
-// without a heal event lasts until its Inject returned.
+// windows are the fault's firings from its report, each until the first
+// heal after it; a firing without a heal lasts until Inject returned.
 func (r *benchRunner) windows() []bench.Window {
 	r.faultMu.Lock()
 	defer r.faultMu.Unlock()
 	var out []bench.Window
-	for i, e := range r.faultEvents {
-		if e.F != history.FFaultFired {
-			continue
-		}
-		w := bench.Window{Name: e.Fault, Start: time.Unix(0, e.TS), End: r.faultEnd}
-		for _, h := range r.faultEvents[i+1:] {
-			if h.F == "heal" {
-				w.End = time.Unix(0, h.TS)
+	for _, f := range r.faultReport.Fired {
+		w := bench.Window{Name: r.faultReport.Name, Start: f.At, End: r.faultEnd}
+		for _, h := range r.faultReport.Healed {
+			if !h.Before(f.At) {
+				w.End = h
 				break
 			}
 		}
@@ -527,7 +522,7 @@ func (w *benchWorker) open(ctx context.Context) error {
 	cfg.HistoryPath = filepath.Join(w.base.HistoryPath, cfg.Name()+".jsonl")
 	var newAcker ctp.NewTxnAcker
 	if cfg.Mode == ctp.Transactional {
-		newAcker = newTxnAcker
+		newAcker = kip1289.NewTxnAcker
 	}
 	octx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
@@ -542,7 +537,7 @@ func (w *benchWorker) open(ctx context.Context) error {
 // step runs one Step, reopening the worker first if its last loop failed.
 func (w *benchWorker) step(ctx context.Context) (ctp.StepResult, error) {
 	if w.worker == nil {
-		if w.inc >= maxIncarnations {
+		if w.inc >= maxReopens {
 			return ctp.StepResult{}, fmt.Errorf("worker slot %d failed %d times", w.base.Slot, w.inc)
 		}
 		if err := w.open(ctx); err != nil {
@@ -563,3 +558,7 @@ func (w *benchWorker) close() {
 		w.worker = nil
 	}
 }
+
+// maxReopens bounds how often a bench worker slot is reopened after its loop
+// failed: a slot that keeps failing must end the run, not spin.
+const maxReopens = 20

@@ -1,8 +1,9 @@
-package suites
+package benchrun
 
 import (
 	"context"
 	"errors"
+	"github.com/sharechaos/sharechaos/suites/harness"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,9 +28,7 @@ func TestBenchEmbedded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an embedded cluster; skipped with -short")
 	}
-	b := runBench(t, BenchOptions{Backend: "embedded", Rate: 20, Duration: 3 * time.Second, Warmup: time.Second,
-		Repeats: 2, Batches: []int{1, 10}, Workers: 2, Overhead: true, Seed: 5,
-		Thresholds: []string{"txn_total_duration: p(99)<60s", "dropped_iterations{mode:explicit}: count<1000000"}})
+	b := runBench(t, Options{Common: harness.Common{Backend: "embedded", Seed: 5, Thresholds: []string{"txn_total_duration: p(99)<60s", "dropped_iterations{mode:explicit}: count<1000000"}}, Rate: 20, Duration: 3 * time.Second, Warmup: time.Second, Repeats: 2, Batches: []int{1, 10}, Workers: 2, Overhead: true})
 	dir := b.dir
 	if b.Verdict != verdict.Pass || b.ExitCode != 0 {
 		t.Fatalf("verdict %s exit %d, want PASS 0; thresholds %+v notes %v", b.Verdict, b.ExitCode, b.Thresholds, b.Notes)
@@ -149,8 +148,7 @@ func TestBenchStallRaisesCorrectedPercentiles(t *testing.T) {
 		t.Skip("starts an embedded cluster; skipped with -short")
 	}
 	const stall = time.Second
-	o := BenchOptions{Backend: "embedded", Modes: []ctp.AckMode{ctp.Explicit}, Rate: 20, Duration: 4 * time.Second,
-		Warmup: time.Second, Repeats: 1, Batches: []int{1}, Workers: 1, Seed: 9}
+	o := Options{Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{ctp.Explicit}, Seed: 9}, Rate: 20, Duration: 4 * time.Second, Warmup: time.Second, Repeats: 1, Batches: []int{1}, Workers: 1}
 	o.testStall.after, o.testStall.d = time.Second, stall
 	b := runBench(t, o)
 	if len(b.Runs) != 1 || b.Runs[0].Error != "" {
@@ -184,10 +182,8 @@ func TestBenchThresholdFails(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an embedded cluster; skipped with -short")
 	}
-	b := runBench(t, BenchOptions{Backend: "embedded", Modes: []ctp.AckMode{ctp.Explicit, ctp.Implicit}, Rate: 20,
-		Duration: 2 * time.Second, Repeats: 1, Batches: []int{1}, Workers: 1, Seed: 3,
-		Thresholds: []string{"txn_commit_duration: p(99)<1us", "txn_total_duration: p(50)<60s",
-			"share_ack_duration{mode:explicit}: max<60s", "no_such_metric: p(99)<1s"}})
+	b := runBench(t, Options{Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{ctp.Explicit, ctp.Implicit}, Seed: 3, Thresholds: []string{"txn_commit_duration: p(99)<1us", "txn_total_duration: p(50)<60s",
+		"share_ack_duration{mode:explicit}: max<60s", "no_such_metric: p(99)<1s"}}, Rate: 20, Duration: 2 * time.Second, Repeats: 1, Batches: []int{1}, Workers: 1})
 	if b.Verdict != verdict.ThresholdFailed || b.ExitCode != verdict.ExitThresholdFailed {
 		t.Fatalf("verdict %s exit %d, want THRESHOLD-FAILED 3", b.Verdict, b.ExitCode)
 	}
@@ -220,28 +216,28 @@ func TestBenchThresholdFails(t *testing.T) {
 // cannot run, found once the cluster is up.
 func TestBenchUsageErrors(t *testing.T) {
 	cases := []struct {
-		o    BenchOptions
+		o    Options
 		want string
 	}{
-		{BenchOptions{Rate: -1}, "--rate"},
-		{BenchOptions{Batches: []int{0}}, "--batch 0"},
-		{BenchOptions{Modes: []ctp.AckMode{"sometimes"}}, `--mode "sometimes"`},
-		{BenchOptions{Modes: []ctp.AckMode{ctp.Explicit, ctp.Explicit}}, "given twice"},
-		{BenchOptions{Repeats: -2}, "--repeats"},
-		{BenchOptions{Latencies: []time.Duration{-time.Millisecond}}, "--latency"},
-		{BenchOptions{Partitions: []int{0}}, "--partitions"},
-		{BenchOptions{Workers: 100}, "--workers"},
-		{BenchOptions{Thresholds: []string{"txn_commit_duration p99 250"}}, "--threshold"},
-		{BenchOptions{Fault: "no-such-fault"}, `--fault "no-such-fault"`},
-		{BenchOptions{Fault: "crash-after-commit"}, "cluster faults only"},
-		{BenchOptions{Backend: "cloud"}, "--backend"},
-		{BenchOptions{TxnAcks: "maybe"}, "--txn-acks"},
+		{Options{Rate: -1}, "--rate"},
+		{Options{Batches: []int{0}}, "--batch 0"},
+		{Options{Common: harness.Common{Modes: []ctp.AckMode{"sometimes"}}}, `--mode "sometimes"`},
+		{Options{Common: harness.Common{Modes: []ctp.AckMode{ctp.Explicit, ctp.Explicit}}}, "given twice"},
+		{Options{Repeats: -2}, "--repeats"},
+		{Options{Latencies: []time.Duration{-time.Millisecond}}, "--latency"},
+		{Options{Partitions: []int{0}}, "--partitions"},
+		{Options{Workers: 100}, "--workers"},
+		{Options{Common: harness.Common{Thresholds: []string{"txn_commit_duration p99 250"}}}, "--threshold"},
+		{Options{Fault: "no-such-fault"}, `--fault "no-such-fault"`},
+		{Options{Fault: "crash-after-commit"}, "cluster faults only"},
+		{Options{Common: harness.Common{Backend: "cloud"}}, "--backend"},
+		{Options{Common: harness.Common{TxnAcks: "maybe"}}, "--txn-acks"},
 	}
 	for _, c := range cases {
 		out := filepath.Join(t.TempDir(), "b")
 		c.o.Out = out
-		_, err := Bench(context.Background(), c.o)
-		var ue *UsageError
+		_, err := Run(context.Background(), c.o)
+		var ue *harness.UsageError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: err %v, want a usage error naming %q", c.o, err, c.want)
 		}
@@ -253,8 +249,8 @@ func TestBenchUsageErrors(t *testing.T) {
 		return
 	}
 	out := filepath.Join(t.TempDir(), "b")
-	_, err := Bench(context.Background(), BenchOptions{Backend: "embedded", Fault: "broker-kill", Out: out})
-	var ue *UsageError
+	_, err := Run(context.Background(), Options{Common: harness.Common{Backend: "embedded", Out: out}, Fault: "broker-kill"})
+	var ue *harness.UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--fault broker-kill") {
 		t.Errorf("broker-kill on embedded: err %v, want a usage error naming --fault", err)
 	}
@@ -264,7 +260,7 @@ func TestBenchUsageErrors(t *testing.T) {
 }
 
 func TestPlanInput(t *testing.T) {
-	o := BenchOptions{Rate: 20, Duration: 10 * time.Second, Warmup: 3 * time.Second, Workers: 2, MaxInput: 400_000}
+	o := Options{Rate: 20, Duration: 10 * time.Second, Warmup: 3 * time.Second, Workers: 2, MaxInput: 400_000}
 	p := planInput(&o, 100)
 	// 20/s x 13 s x 100 = 26000, +25% = 32500, + 4 batches x 2 workers.
 	if p.initial != 33300 || p.lowWater != 0 || p.capped {
@@ -286,13 +282,13 @@ type benchOut struct {
 	dir string
 }
 
-func runBench(t *testing.T, o BenchOptions) benchOut {
+func runBench(t *testing.T, o Options) benchOut {
 	t.Helper()
 	o.Out = filepath.Join(t.TempDir(), "bench")
 	if testing.Verbose() {
 		o.Progress = testWriter{t}
 	}
-	b, err := Bench(context.Background(), o)
+	b, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatalf("bench: %v", err)
 	}

@@ -1,4 +1,4 @@
-package suites
+package benchrun
 
 import (
 	"fmt"
@@ -28,7 +28,7 @@ var benchMetricNotes = []string{
 
 // summarizeBench turns the runs into comparisons, thresholds, harness
 // overhead, .hgrm files and figures.
-func summarizeBench(o *BenchOptions, b *reports.Bench, results []benchResult, ts bench.Thresholds) reports.BenchFigures {
+func summarizeBench(o *Options, b *reports.Bench, results []benchResult, ts bench.Thresholds) reports.BenchFigures {
 	b.Notes = append(b.Notes, benchMetricNotes...)
 	var measured []benchResult
 	for _, r := range results {

@@ -1,4 +1,4 @@
-package suites
+package benchrun
 
 import (
 	"context"
@@ -32,7 +32,7 @@ type inputPlan struct {
 	capped           bool
 }
 
-func planInput(o *BenchOptions, batch int) inputPlan {
+func planInput(o *Options, batch int) inputPlan {
 	inFlight := 4 * batch * o.Workers
 	if o.Rate > 0 {
 		need := int(math.Ceil(o.Rate * (o.Warmup + o.Duration).Seconds() * float64(batch)))

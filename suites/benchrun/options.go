@@ -1,22 +1,18 @@
-package suites
+package benchrun
 
 import (
-	"io"
-	"log/slog"
 	"time"
 
 	"github.com/sharechaos/sharechaos/bench"
-	"github.com/sharechaos/sharechaos/faults"
-	"github.com/sharechaos/sharechaos/workloads/ctp"
-	"github.com/sharechaos/sharechaos/workloads/kip1289"
+	"github.com/sharechaos/sharechaos/scenarios"
+	"github.com/sharechaos/sharechaos/suites/harness"
 )
 
-// BenchOptions is one `sharechaos bench` invocation. Zero fields take the
+// Options is one `sharechaos bench` invocation. Zero fields take the
 // defaults below. Every run of the bench is one (sweep point, batch size,
 // repeat, mode); the modes interleave inside each (point, batch, repeat).
-type BenchOptions struct {
-	Backend string // auto | embedded | docker
-	Modes   []ctp.AckMode
+type Options struct {
+	harness.Common
 	// Rate is the target in transactions per second over all workers; 0 runs
 	// closed loop (each worker as fast as it can).
 	Rate float64
@@ -34,18 +30,9 @@ type BenchOptions struct {
 	Latencies []time.Duration
 	// Workers are the in-process CTP workers per run, each driven at Rate/Workers.
 	Workers int
-	Brokers int
-	// Thresholds are k6-style texts ("txn_commit_duration: p(99)<250ms").
-	Thresholds []string
-	// Fault names a cluster fault (faults.Table, TargetCluster) injected once
+	// Fault names a cluster-fault scenario of the catalog injected once
 	// during each run's measurement; "" for none.
 	Fault string
-	Seed  int64
-	Out   string
-	// TxnAcks is auto | ledger | native; OnUnsupported is fail | fallback.
-	TxnAcks       string
-	OnUnsupported string
-	KIP1289Keys   kip1289.APIKeys
 	// Overhead measures the harness's own cost with a bare franz-go loop.
 	Overhead bool
 	// Alpha is the significance level of the comparisons.
@@ -56,9 +43,6 @@ type BenchOptions struct {
 	// MaxInput caps the input seeded before a run (records); more is added
 	// while the run goes if it runs low.
 	MaxInput int
-	Command  string
-	Progress io.Writer
-	Log      *slog.Logger
 
 	// testStall, set by tests only, makes worker 1's first measured iteration
 	// at or after testStall.after sleep testStall.d before its Step: a slow
@@ -76,15 +60,13 @@ const (
 	// DefaultMaxInput caps the records seeded before a run: at 100 bytes a
 	// record, about 50 MB on the brokers and a few seconds to write.
 	DefaultMaxInput = 400_000
+	// DefaultPartitions of the input and output topics.
+	DefaultPartitions = 4
 )
 
-func (o *BenchOptions) defaults() {
-	if o.Backend == "" {
-		o.Backend = "auto"
-	}
-	if len(o.Modes) == 0 {
-		o.Modes = []ctp.AckMode{ctp.Transactional, ctp.Explicit, ctp.Implicit}
-	}
+// withDefaults returns o with every zero field set.
+func (o Options) withDefaults() Options {
+	o.Common = o.Common.WithDefaults()
 	if o.Duration == 0 {
 		o.Duration = DefaultBenchDuration
 	}
@@ -103,34 +85,24 @@ func (o *BenchOptions) defaults() {
 	if o.Workers == 0 {
 		o.Workers = DefaultBenchWorkers
 	}
-	if o.Brokers == 0 {
-		o.Brokers = DefaultBrokers
-	}
-	if o.TxnAcks == "" {
-		o.TxnAcks = "auto"
-	}
-	if o.OnUnsupported == "" {
-		o.OnUnsupported = "fail"
-	}
 	if o.Alpha == 0 {
 		o.Alpha = bench.DefaultAlpha
 	}
 	if o.MaxInput == 0 {
 		o.MaxInput = DefaultMaxInput
 	}
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
-	}
-	if o.Progress == nil {
-		o.Progress = io.Discard
-	}
+	return o
 }
 
 // Validate checks the options before anything starts; a *UsageError names
 // the flag.
-func (o *BenchOptions) Validate() error {
-	o.defaults()
-	if err := validateChoices(o.Backend, o.TxnAcks, o.OnUnsupported, o.Modes); err != nil {
+func (o Options) Validated() (Options, error) {
+	o = o.withDefaults()
+	return o, o.validate()
+}
+
+func (o Options) validate() error {
+	if err := o.Common.Validate(); err != nil {
 		return err
 	}
 	if o.Rate < 0 {
@@ -163,52 +135,36 @@ func (o *BenchOptions) Validate() error {
 	if o.Workers < 1 || o.Workers > 64 {
 		return usagef("--workers %d: want 1 to 64", o.Workers)
 	}
-	if o.Brokers < 1 {
-		return usagef("--brokers %d: want a positive number", o.Brokers)
-	}
 	if o.Alpha <= 0 || o.Alpha >= 1 {
 		return usagef("--alpha %v: want a level in (0, 1)", o.Alpha)
 	}
 	if o.MaxInput < 1 {
 		return usagef("--max-input %d: want a positive number of records", o.MaxInput)
 	}
-	if _, err := bench.ParseThresholds(o.Thresholds); err != nil {
-		return usagef("--threshold: %v", err)
-	}
 	if o.Fault != "" {
-		f, ok := faults.Lookup(o.Fault)
+		s, ok := scenarios.Lookup(o.Fault)
 		if !ok {
 			return usagef("--fault %q: unknown fault (cluster faults: %v)", o.Fault, clusterFaultNames())
 		}
-		if f.Target != faults.TargetCluster {
+		if s.Cluster == nil {
 			return usagef("--fault %q: a bench injects cluster faults only (%v); worker faults belong to sharechaos run", o.Fault, clusterFaultNames())
 		}
-	}
-	if err := o.KIP1289Keys.Validate(); err != nil {
-		return usagef("--kip1289-keys: %v", err)
 	}
 	return nil
 }
 
+// clusterFaultNames lists the catalog's cluster-fault scenarios.
 func clusterFaultNames() []string {
 	var out []string
-	for _, f := range faults.Table {
-		if f.Target == faults.TargetCluster {
-			out = append(out, f.Name)
+	for _, s := range scenarios.All() {
+		if s.Cluster != nil {
+			out = append(out, s.Name)
 		}
 	}
 	return out
 }
 
-// chaosOptions are the run options the shared backend and negotiation code
-// takes.
-func (o *BenchOptions) chaosOptions() *Options {
-	c := &Options{Backend: o.Backend, Brokers: o.Brokers, Modes: o.Modes, TxnAcks: o.TxnAcks,
-		OnUnsupported: o.OnUnsupported, KIP1289Keys: o.KIP1289Keys, Log: o.Log, Seed: o.Seed,
-		Lock: DefaultLock}
-	c.defaults()
-	return c
-}
+var usagef = harness.Usagef
 
 // benchTxnTimeout is the workers' transaction timeout: shorter than the lock
 // (ORACLE.md), and long enough that a slow link never times a commit out.
@@ -216,4 +172,4 @@ const benchTxnTimeout = 10 * time.Second
 
 // sweeps says whether the bench has more than one sweep point (link latency x
 // partitions).
-func (o *BenchOptions) sweeps() bool { return len(o.Latencies)*len(o.Partitions) > 1 }
+func (o *Options) sweeps() bool { return len(o.Latencies)*len(o.Partitions) > 1 }

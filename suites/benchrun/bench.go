@@ -1,4 +1,4 @@
-package suites
+package benchrun
 
 import (
 	"context"
@@ -13,10 +13,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharechaos/sharechaos/bench"
-	"github.com/sharechaos/sharechaos/faults"
 	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/reports"
+	"github.com/sharechaos/sharechaos/scenarios"
+	"github.com/sharechaos/sharechaos/suites/harness"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
@@ -28,32 +29,33 @@ import (
 // returned Bench is what bench.json holds; its ExitCode is the process's. A
 // *UsageError means nothing was run. On ctx cancellation (Ctrl-C) the bench
 // stops, closes the cluster and writes what it recorded.
-func Bench(ctx context.Context, o BenchOptions) (reports.Bench, error) {
-	if err := o.Validate(); err != nil {
+func Run(ctx context.Context, o Options) (reports.Bench, error) {
+	o, err := o.Validated()
+	if err != nil {
 		return reports.Bench{ExitCode: verdict.ExitUsage}, err
 	}
 	thresholds, _ := bench.ParseThresholds(o.Thresholds) // validated above
 	if o.Seed == 0 {
-		o.Seed = randomSeed()
+		o.Seed = harness.RandomSeed()
 	}
 	started := time.Now()
 	if o.Out == "" {
 		o.Out = filepath.Join("runs", started.Format("20060102-150405")+"-bench-"+strconv.FormatInt(o.Seed, 10))
 	}
-	created, err := prepareOut(o.Out)
+	created, err := harness.PrepareOut(o.Out)
 	if err != nil {
 		return reports.Bench{ExitCode: verdict.ExitUsage}, err
 	}
-	runID := runIDFrom(o.Seed, started)
+	runID := harness.RunID(o.Seed, started)
 	b := reports.Bench{Seed: o.Seed, Started: started.UTC(), Command: o.Command, Rate: o.Rate,
 		RepeatDurationS: o.Duration.Seconds(), Repeats: o.Repeats, Batches: o.Batches, Alpha: o.Alpha,
 		Runs: []reports.BenchRun{}, Comparisons: []reports.BenchComparison{}}
 	fmt.Fprintf(o.Progress, "sharechaos bench: seed %d, out %s\n", o.Seed, o.Out)
 
-	co := o.chaosOptions()
-	choice := chooseBackend(ctx, co)
-	b.Backend, b.BackendWhy = choice.name, choice.why
-	c, err := startBackend(ctx, co, choice, runID, o.Out)
+	choice := harness.ChooseBackend(ctx, o.Backend)
+	b.Backend, b.BackendWhy = choice.Name, choice.Why
+	c, err := harness.StartBackend(ctx, choice, harness.StartOptions{Brokers: o.Brokers, RunID: runID, Dir: o.Out,
+		Lock: harness.DefaultLock, Log: o.Log})
 	if err != nil {
 		b.Interrupted = ctx.Err() != nil
 		b.Notes = append(b.Notes, "the cluster did not start: "+err.Error())
@@ -160,14 +162,12 @@ func warmCluster(ctx context.Context, env *benchEnv, plans []benchPlan) string {
 // transactional realization (negotiated, CONTRACT.md), the fault's and the
 // latency sweep's availability on this backend, then the interleaved order.
 // Its error is a usage error: nothing was run.
-func planBench(ctx context.Context, o *BenchOptions, env *benchEnv) ([]benchPlan, []string, error) {
+func planBench(ctx context.Context, o *Options, env *benchEnv) ([]benchPlan, []string, error) {
 	var notes []string
 	if o.Fault != "" {
-		f, _ := faults.Lookup(o.Fault)
-		if f.Needs != nil {
-			if why := f.Needs(env.c); why != "" {
-				return nil, nil, usagef("--fault %s cannot run on the %s backend: %s", f.Name, env.c.Name(), why)
-			}
+		f, _ := scenarios.Lookup(o.Fault)
+		if why := f.NAReason(ctp.Explicit, env.c); why != "" {
+			return nil, nil, usagef("--fault %s cannot run on the %s backend: %s", f.Name, env.c.Name(), why)
 		}
 		env.fault = &f
 	}
@@ -179,20 +179,20 @@ func planBench(ctx context.Context, o *BenchOptions, env *benchEnv) ([]benchPlan
 	modes := slices.Clone(o.Modes)
 	var realization string
 	if slices.Contains(modes, ctp.Transactional) {
-		txn, err := decideTransactional(ctx, o.chaosOptions(), env.c)
+		txn, err := harness.DecideTransactional(ctx, o.Common, env.c)
 		if err != nil {
 			return nil, nil, err
 		}
-		if txn.warning != "" {
-			notes = append(notes, txn.warning)
+		if txn.Warning != "" {
+			notes = append(notes, txn.Warning)
 		}
-		if txn.mode != ctp.Transactional {
+		if txn.Mode != ctp.Transactional {
 			// Fallen back to explicit: a second explicit would pool with the
 			// first under another name. Say so and leave it out.
 			modes = slices.DeleteFunc(modes, func(m ctp.AckMode) bool { return m == ctp.Transactional })
 			notes = append(notes, "transactional mode left out: the brokers do not support it as asked, and its fallback is explicit mode, which the bench runs anyway")
 		}
-		realization = txn.realization
+		realization = txn.Realization
 	}
 	if len(modes) == 0 {
 		return nil, nil, usagef("--mode: nothing left to run")
@@ -258,7 +258,7 @@ func benchBaseline(modes []string) string {
 }
 
 // finishBench sets the verdict and exit code and writes the reports.
-func finishBench(o *BenchOptions, b reports.Bench, figs reports.BenchFigures, started time.Time, harness bool) reports.Bench {
+func finishBench(o *Options, b reports.Bench, figs reports.BenchFigures, started time.Time, harness bool) reports.Bench {
 	vs := []verdict.Verdict{verdict.Pass}
 	if harness {
 		vs = append(vs, verdict.HarnessError)
@@ -300,7 +300,7 @@ func progressLine(i, n int, r benchResult) string {
 }
 
 // config is every setting that shaped the bench, printed in the report.
-func (o *BenchOptions) config(c cluster.Cluster) map[string]string {
+func (o *Options) config(c cluster.Cluster) map[string]string {
 	lat := make([]string, len(o.Latencies))
 	for i, l := range o.Latencies {
 		lat[i] = l.String()
@@ -322,7 +322,7 @@ func (o *BenchOptions) config(c cluster.Cluster) map[string]string {
 		"partitions":          strings.Join(parts, ","),
 		"link_latency":        strings.Join(lat, ","),
 		"link_latency_how":    linkSemantics,
-		"record_lock":         DefaultLock.String(),
+		"record_lock":         harness.DefaultLock.String(),
 		"transaction_timeout": benchTxnTimeout.String(),
 		"input":               fmt.Sprintf("pre-seeded per run: rate x (warm-up + duration) x batch + 25%% + 4 batches per worker, capped at %d records; topped up during the run only when capped or closed loop", o.MaxInput),
 		"driver_backlog":      "one second of ticks per worker; a tick that finds it full is dropped (dropped_iterations)",

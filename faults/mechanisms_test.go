@@ -81,62 +81,49 @@ func (*full) Disconnect(context.Context, cluster.NodeID, cluster.NodeID) error {
 }
 func (*full) ProxyAPI() string { return "http://127.0.0.1:1" }
 
-func clusterRows() []Fault {
-	var out []Fault
-	for _, f := range Table {
-		if f.Target == TargetCluster {
-			out = append(out, f)
+// mechanisms is every cluster fault, by the name its scenario has.
+func mechanisms() map[string]Mechanism {
+	m := map[string]Mechanism{"broker-kill": BrokerKill, "coordinator-crash-after-endtxn": CoordinatorCrashAfterEndTxn,
+		"share-state-leader-kill": ShareStateLeaderKill, "data-leader-kill": DataLeaderKill, "partition": Partition,
+		"slow-network": SlowNetwork, "rolling-restart": RollingRestart, "late-endtxn": LateEndTxn}
+	beyond := func() []Part {
+		var ps []Part
+		for _, n := range []string{"broker-kill", "share-state-leader-kill", "data-leader-kill", "partition", "slow-network", "rolling-restart", "late-endtxn"} {
+			ps = append(ps, Part{n, m[n]})
 		}
+		return ps
 	}
-	return out
-}
-
-func TestClusterRowsAreComplete(t *testing.T) {
-	want := []string{"broker-kill", "coordinator-crash-after-endtxn", "share-state-leader-kill", "data-leader-kill",
-		"partition", "slow-network", "rolling-restart", "late-endtxn", "random-schedule"}
-	var got []string
-	for _, f := range clusterRows() {
-		got = append(got, f.Name)
-		if f.Inject == nil || f.Needs == nil {
-			t.Errorf("%s: a cluster row needs Inject and Needs", f.Name)
-		}
-		for _, m := range []ctp.AckMode{ctp.Transactional, ctp.Explicit, ctp.Implicit} {
-			if _, err := ctp.AllowedFor(m, f.Name); err != nil {
-				t.Errorf("%s/%s: %v", f.Name, m, err)
-			}
-		}
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("cluster rows %v, want %v", got, want)
-	}
+	m["random-schedule"] = RandomSchedule(beyond)
+	return m
 }
 
 // TestNeedsPerBackend: every cluster fault runs where every capability is
 // there; on a backend with none of them, or on the embedded backend, the
 // ones that cannot run say why, and the ones that can say nothing.
 func TestNeedsPerBackend(t *testing.T) {
-	for _, f := range clusterRows() {
+	for name, f := range mechanisms() {
 		if why := f.Needs(&full{}); why != "" {
-			t.Errorf("%s on a backend with every capability: N/A %q", f.Name, why)
+			t.Errorf("%s on a backend with every capability: N/A %q", name, why)
 		}
 		if why := f.Needs(coreOnly{}); why == "" {
-			t.Errorf("%s on a backend without capabilities: runs", f.Name)
+			t.Errorf("%s on a backend without capabilities: runs", name)
 		}
 	}
 	// The embedded backend (kfake): client links only, no kill -9, no
 	// toxiproxy API. Only the slow network can run there.
 	var emb cluster.Cluster = (*embedded.Cluster)(nil)
-	for _, f := range clusterRows() {
+	for name, f := range mechanisms() {
 		why := f.Needs(emb)
-		if runs := why == ""; runs != (f.Name == "slow-network") {
-			t.Errorf("%s on embedded: N/A reason %q", f.Name, why)
+		if runs := why == ""; runs != (name == "slow-network") {
+			t.Errorf("%s on embedded: N/A reason %q", name, why)
 		}
-		t.Logf("%s on embedded: %q", f.Name, why)
+		t.Logf("%s on embedded: %q", name, why)
 	}
 	if why := needsCase4(emb); !strings.Contains(why, "PREPARE_COMMIT") {
 		t.Errorf("case 4's reason does not name the missing PREPARE_COMMIT window: %q", why)
 	}
-	if why := needsSchedule(emb); !strings.Contains(why, "slow-network") {
+	menu := func() []Part { return []Part{{"slow-network", SlowNetwork}, {"broker-kill", BrokerKill}} }
+	if why := RandomSchedule(menu).Needs(emb); !strings.Contains(why, "slow-network") {
 		t.Errorf("random-schedule's reason does not say what the backend could run: %q", why)
 	}
 }
@@ -190,7 +177,7 @@ func recorder() (*[]history.Event, func(history.Event)) {
 }
 
 func testEnv(c cluster.Cluster, fire func(history.Event)) Env {
-	return Env{Cluster: c, Topology: ctp.NewTopology("sc-test", 4, 3, 2), Rand: rand.New(rand.NewPCG(1, 2)),
+	return Env{Name: "test-fault", Cluster: c, Topology: ctp.NewTopology("sc-test", 4, 3, 2), Rand: rand.New(rand.NewPCG(1, 2)),
 		Fired: fire, Progress: func(context.Context) (int64, int64) { return 1, 1 }, Workers: 3}
 }
 
@@ -202,8 +189,14 @@ func TestKilledBrokerComesBackWhenTheCellEnds(t *testing.T) {
 	c := &recording{onKill: cancel}
 	evs, fire := recorder()
 	began := time.Now()
-	if err := brokerKill(ctx, testEnv(c, fire)); err != nil {
+	env := testEnv(c, fire)
+	env.Name = "broker-kill"
+	rep, err := Inject(ctx, BrokerKill, env)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if len(rep.Fired) != 1 || len(rep.Healed) != 1 || rep.Name != "broker-kill" || rep.Healed[0].Before(rep.Fired[0].At) {
+		t.Errorf("report %+v, want one firing, then one heal", rep)
 	}
 	if !slices.Equal(c.calls, []string{"kill", "restart"}) || !c.ctxAlive[1] {
 		t.Fatalf("calls %v (context alive: %v), want a kill, then a restart under a live context", c.calls, c.ctxAlive)
@@ -211,7 +204,7 @@ func TestKilledBrokerComesBackWhenTheCellEnds(t *testing.T) {
 	if took := time.Since(began); took >= downTime {
 		t.Errorf("the broker stayed down %v although the cell ended", took)
 	}
-	if len(*evs) != 2 || (*evs)[0].F != history.FFaultFired || (*evs)[1].F != fHeal {
+	if len(*evs) != 2 || (*evs)[0].F != history.FFaultFired || (*evs)[1].F != history.FHeal {
 		t.Fatalf("events %+v, want fault-fired then heal", *evs)
 	}
 	if e := (*evs)[0]; e.Attrs["action"] != "kill -9" || e.Attrs["node"] == "" || e.TS == 0 || e.Fault != "broker-kill" {
@@ -228,13 +221,14 @@ func TestUnderLoadWaitsForLoad(t *testing.T) {
 	env := testEnv(coreOnly{}, func(history.Event) {})
 	var done int64
 	env.Progress = func(context.Context) (int64, int64) { done += 10; return done, 100 }
-	if err := underLoad(0.3, act)(context.Background(), env); err != nil || acted != 1 || done < 30 {
+	m := Mechanism{Act: act}.UnderLoad(0.3)
+	if err := m.Act(context.Background(), env); err != nil || acted != 1 || done < 30 {
 		t.Fatalf("acted %d at %d/100 (err %v), want once at 30/100 or later", acted, done, err)
 	}
 	env.Progress = func(context.Context) (int64, int64) { return 0, 100 }
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	if err := underLoad(0.3, act)(ctx, env); err != nil || acted != 1 {
+	if err := m.Act(ctx, env); err != nil || acted != 1 {
 		t.Fatalf("acted %d times (err %v) although the load never came", acted, err)
 	}
 }
@@ -252,20 +246,20 @@ func TestSlowNetworkSetsAndHealsLatency(t *testing.T) {
 	if !slices.Equal(c.calls, []string{"latency " + slowLatency.String(), "heal-all"}) || !c.ctxAlive[1] {
 		t.Fatalf("calls %v (alive %v)", c.calls, c.ctxAlive)
 	}
-	if len(*evs) != 2 || (*evs)[0].F != history.FFaultFired || (*evs)[0].Attrs["latency"] != "100ms" || (*evs)[1].F != fHeal {
+	if len(*evs) != 2 || (*evs)[0].F != history.FFaultFired || (*evs)[0].Attrs["latency"] != "100ms" || (*evs)[1].F != history.FHeal {
 		t.Fatalf("events %+v", *evs)
 	}
 }
 
 func TestRandomScheduleIsSeeded(t *testing.T) {
-	pool := scheduleMenu()
-	draw := func(seed uint64) []string {
-		var names []string
-		for _, p := range drawSchedule(rand.New(rand.NewPCG(seed, 0)), pool) {
-			names = append(names, p.name)
+	var pool []Part
+	for name, m := range mechanisms() {
+		if name != "coordinator-crash-after-endtxn" && name != "random-schedule" {
+			pool = append(pool, Part{name, m})
 		}
-		return names
 	}
+	slices.SortFunc(pool, func(a, b Part) int { return strings.Compare(a.Name, b.Name) })
+	draw := func(seed uint64) []string { return partNames(drawSchedule(rand.New(rand.NewPCG(seed, 0)), pool)) }
 	first := draw(7)
 	if len(first) != scheduleParts {
 		t.Fatalf("drew %v, want %d parts", first, scheduleParts)
@@ -290,26 +284,25 @@ func TestRandomScheduleIsSeeded(t *testing.T) {
 	if got := drawSchedule(rand.New(rand.NewPCG(1, 1)), pool[:2]); len(got) != 2 {
 		t.Errorf("a pool of two drew %d parts", len(got))
 	}
-	if names := scheduleNames(pool); slices.Contains(names, "random-schedule") || slices.Contains(names, coordinatorCrashName) {
-		t.Errorf("the schedule's menu %v holds more than ORACLE.md's beyond rows", names)
-	}
 }
 
-func scheduleNames(ps []schedulePart) []string {
-	var out []string
-	for _, p := range ps {
-		out = append(out, p.name)
-	}
-	return out
-}
-
+// A schedule's events carry the schedule's name, with the part and the whole
+// schedule in the attributes, and its report gathers every part's firings.
 func TestScheduleEventsCarryTheScheduleName(t *testing.T) {
 	evs, fire := recorder()
-	partFired(fire, "partition", []string{"partition", "slow-network"})(history.Event{F: history.FFaultFired,
-		Fault: "partition", Attrs: map[string]string{"node": "2"}})
+	env := testEnv(&recording{}, fire)
+	env.Name = "random-schedule"
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+	rep, err := Inject(ctx, RandomSchedule(func() []Part { return []Part{{"slow-network", SlowNetwork}, {"broker-kill", BrokerKill}} }), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(*evs) == 0 || len(rep.Fired) == 0 {
+		t.Fatalf("events %+v, report %+v", *evs, rep)
+	}
 	e := (*evs)[0]
-	if e.Fault != randomScheduleName || e.Attrs["part"] != "partition" || e.Attrs["node"] != "2" ||
-		e.Attrs["schedule"] != "partition,slow-network" {
+	if e.Fault != "random-schedule" || e.Attrs["part"] == "" || !strings.Contains(e.Attrs["schedule"], e.Attrs["part"]) {
 		t.Errorf("event %+v", e)
 	}
 }

@@ -1,4 +1,4 @@
-package suites
+package benchrun
 
 import (
 	"context"

@@ -1,0 +1,25 @@
+package faults
+
+// The cluster faults, each a mechanism and what it needs. The catalog
+// (package scenarios) decides when each acts (under what load) and what
+// every mode must show.
+var (
+	// BrokerKill SIGKILLs a random broker and restarts it.
+	BrokerKill = Mechanism{Act: brokerKill, Needs: needsProcesses}
+	// CoordinatorCrashAfterEndTxn is KIP-1289 case 4: EndTxn answered, the
+	// markers held, the transaction coordinator's broker killed and restarted.
+	CoordinatorCrashAfterEndTxn = Mechanism{Act: coordinatorCrashAfterEndTxn, Needs: needsCase4}
+	// ShareStateLeaderKill kills the leader of the __share_group_state
+	// partition that holds an input partition's state.
+	ShareStateLeaderKill = Mechanism{Act: shareStateLeaderKill, Needs: needsAll(needsProcesses, needsRoles)}
+	// DataLeaderKill kills the leader of an input or output partition.
+	DataLeaderKill = Mechanism{Act: dataLeaderKill, Needs: needsAll(needsProcesses, needsRoles)}
+	// Partition isolates one broker (all its links), then heals.
+	Partition = Mechanism{Act: partitionFault, Needs: needsAll(needsNetwork, needsBrokerLinks)}
+	// SlowNetwork adds latency to every link for a while.
+	SlowNetwork = Mechanism{Act: slowNetwork, Needs: needsNetwork}
+	// RollingRestart restarts every broker in turn.
+	RollingRestart = Mechanism{Act: rollingRestart, Needs: needsRestarts}
+	// LateEndTxn replays a captured EndTxn after a newer transaction began.
+	LateEndTxn = Mechanism{Act: lateEndTxn, Needs: needsAll(needsRoles, needsKafkaToxic)}
+)

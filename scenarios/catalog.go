@@ -1,0 +1,168 @@
+package scenarios
+
+import (
+	"slices"
+	"time"
+
+	"github.com/sharechaos/sharechaos/faults"
+	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+)
+
+// catalog is every scenario, in report order. It is filled by init because
+// random-schedule's menu is derived from the catalog's own rows.
+var catalog []Scenario
+
+func init() { catalog = rows() }
+
+// stallPastLock holds a transaction past the acquisition lock, so the records
+// come back while it is open.
+func stallPastLock(lock time.Duration) time.Duration { return lock + 3*time.Second }
+
+// underLoad is a cluster fault that acts once fraction of the input is done.
+func underLoad(fraction float64, m faults.Mechanism) *ClusterFault {
+	return &ClusterFault{Mechanism: m, AfterLoad: fraction}
+}
+
+func rows() []Scenario {
+	return []Scenario{
+		// Not in ORACLE.md's tables: no fault at all, so every mode must show
+		// nothing (implicit loses only after an abort, and nothing aborts).
+		{Name: "steady", Case: "baseline", About: "no fault: the baseline every mode must pass with nothing lost or duplicated",
+			Expect: exactlyOnceElse(nothing, nothing)},
+
+		// Case 1: "no output; records released at once and reprocessed; no
+		// loss, no dup" in every mode ("same"); implicit: see
+		// implicitCrashDuplicates (ORACLE.md corrected).
+		{Name: "crash-before-begin", Case: "1", About: "the armed worker SIGKILLs itself after a poll, before beginTransaction",
+			Worker: &WorkerFault{Point: ctp.PointBeforeBegin, Action: ctp.ActionKill},
+			Expect: exactlyOnceElse(nothing, implicitCrashDuplicates)},
+
+		// Case 2: "txn aborted ...; output never visible (no aborted read);
+		// reprocessed; no loss, no dup" in every mode ("same").
+		{Name: "crash-after-send", Case: "2", About: "SIGKILL after the outputs were sent and flushed, before acks and commit (the replacement reuses the transactional id)",
+			Worker: &WorkerFault{Point: ctp.PointAfterSend, Action: ctp.ActionKill},
+			Expect: exactlyOnceElse(nothing, implicitCrashDuplicates)},
+		// Case 2, "a variant with a fresh id exercises the path where only the
+		// transaction timeout ends the old transaction": the same guarantees.
+		{Name: "crash-after-send-fresh-id", Case: "2 (fresh transactional id)", About: "as crash-after-send, but the replacement gets a new transactional id: only the transaction timeout ends the old one",
+			Worker: &WorkerFault{Point: ctp.PointAfterSend, Action: ctp.ActionKill, FreshID: true},
+			Expect: exactlyOnceElse(nothing, implicitCrashDuplicates)},
+
+		// Case 3: "pending acks discarded with the abort; reprocessed; no
+		// loss, no dup"; explicit and implicit: "n/a" (no acks in their
+		// transactions).
+		{Name: "crash-after-acks", Case: "3", About: "SIGKILL after the acks went into the transaction, before commit (the case KIP-1289 exists for)",
+			Worker: &WorkerFault{Point: ctp.PointAfterAcks, Action: ctp.ActionKill},
+			Expect: exactlyOnceElse(noTxnAcks, noTxnAcks)},
+
+		// Case 4b: transactional "no dup (the acks were in the txn)"; explicit
+		// "duplicates expected: the window KIP-1289 closes; counted, allowed";
+		// implicit "duplicates, like explicit".
+		{Name: "crash-after-commit", Case: "4b", About: "SIGKILL right after commitTransaction returned, before any non-transactional ack",
+			Worker: &WorkerFault{Point: ctp.PointAfterCommit, Action: ctp.ActionKill},
+			Expect: exactlyOnceElse(allow(verdict.AnomalyDuplicate, whyAfterCommit), allow(verdict.AnomalyDuplicate, whyAfterCommit))},
+
+		// Case 5: transactional "no loss, no dup"; explicit "no loss; dup
+		// allowed"; implicit "loss possible if A's next poll accepts the
+		// aborted batch" (and A's committed batches can come back: dup, as
+		// explicit).
+		{Name: "zombie-fenced", Case: "5", About: "a worker SIGSTOPs mid-transaction, a replacement with its transactional id fences it, it is resumed",
+			Worker: &WorkerFault{Point: ctp.PointAfterSend, Action: ctp.ActionStop, Conduct: faults.Zombie},
+			Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort)},
+
+		// Case 6: transactional "no loss, no dup"; explicit "records RELEASEd
+		// and reprocessed; no loss"; implicit "the next poll accepts the
+		// aborted batch: loss expected, counted, allowed".
+		{Name: "explicit-abort", Case: "6", About: "one batch fails validation once and the worker aborts its transaction",
+			Worker: &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionAbort},
+			Expect: exactlyOnceElse(nothing, lossAfterAbort)},
+
+		// Case 7: transactional "no loss, no dup"; explicit "no loss";
+		// implicit "loss expected, as in 6".
+		{Name: "partial-produce-failure", Case: "7", About: "one worker's link to one output leader is cut, its produce fails, it aborts",
+			Worker: &WorkerFault{Point: ctp.PointBeforeSend, Action: ctp.ActionFailProduce, DeliveryTimeout: 5 * time.Second},
+			Expect: exactlyOnceElse(nothing, lossAfterAbort)},
+
+		// "Beyond the KIP's list": these release acquisitions early, so
+		// transactional must stay exactly-once while explicit and implicit
+		// show at-least-once duplicates. Implicit: "loss only after an abort".
+
+		// Transactional "no dup, no loss" (native: a redelivery while the acks
+		// are pending is the ANOMALY redelivered-while-pending, never
+		// allowed); explicit "dup allowed"; implicit "dup allowed; loss if
+		// the stalled worker's next poll accepts an aborted batch".
+		{Name: "lock-expiry-during-txn", Case: "beyond", About: "a transaction held open past the acquisition lock, connection up",
+			Worker: &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionStall, Stall: stallPastLock},
+			Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort)},
+
+		// "no loss, no dup" / "no loss; dup allowed" / "dup allowed; loss only after an abort".
+		{Name: "broker-kill", Case: "beyond", About: "SIGKILL a random broker under load, restart it",
+			Cluster: underLoad(0.2, faults.BrokerKill), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort)},
+
+		// Case 4: transactional "exactly once"; explicit "dup only if the ack
+		// was lost with the crash"; implicit "like explicit". Implicit also
+		// loses after an abort: a worker whose own transaction times out
+		// during the coordinator's failover aborts, and its next poll accepts
+		// the batch (seen on Kafka 4.2.2; ORACLE.md's "like explicit" holds
+		// only for the worker whose commit was held).
+		{Name: "coordinator-crash-after-endtxn", Case: "4", About: "EndTxn answered, WriteTxnMarkers held by the Kafka-aware toxic, the coordinator's broker killed and restarted",
+			Cluster: &ClusterFault{Mechanism: faults.CoordinatorCrashAfterEndTxn}, Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort)},
+
+		// "no loss, no dup" / "no loss; dup allowed" / "as broker-kill".
+		{Name: "share-state-leader-kill", Case: "beyond", About: "SIGKILL the leader of the __share_group_state partition that holds an input partition's state",
+			Cluster: underLoad(0.2, faults.ShareStateLeaderKill), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort)},
+		{Name: "data-leader-kill", Case: "beyond", About: "SIGKILL the leader of an input or output partition",
+			Cluster: underLoad(0.2, faults.DataLeaderKill), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort)},
+		{Name: "partition", Case: "beyond", About: "isolate one broker (all its links), then heal",
+			Cluster: underLoad(0.2, faults.Partition), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort)},
+		// "no loss, no dup; latency reported" / "no loss; dup allowed" / "as broker-kill".
+		{Name: "slow-network", Case: "beyond", About: "latency on every link for a while",
+			Cluster: underLoad(0.1, faults.SlowNetwork), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort)},
+		{Name: "rolling-restart", Case: "beyond", About: "restart every broker in turn",
+			Cluster: underLoad(0.1, faults.RollingRestart), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort)},
+		// "rejected by epoch (KIP-890 style); no aborted read, no dup" in
+		// every mode ("same").
+		{Name: "late-endtxn", Case: "beyond", About: "a captured EndTxn replayed on a raw connection after a newer transaction began",
+			Cluster: underLoad(0.1, faults.LateEndTxn), Expect: exactlyOnceElse(nothing, nothing)},
+		// "no loss, no dup" / "no loss; dup allowed" / "dup; loss only after aborts".
+		{Name: "random-schedule", Case: "beyond", About: "a seeded mix of the beyond-the-KIP cluster faults, one after the other",
+			Cluster: underLoad(0.1, faults.RandomSchedule(scheduleMenu)), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort)},
+	}
+}
+
+// scheduleMenu is what random-schedule mixes: the catalog's "beyond" cluster
+// rows (ORACLE.md), each with the load trigger stripped (the schedule itself
+// waits for load once, then runs its parts back to back).
+func scheduleMenu() []faults.Part {
+	var menu []faults.Part
+	for _, s := range catalog {
+		if s.Cluster == nil || s.Case != "beyond" || s.Name == "random-schedule" {
+			continue
+		}
+		menu = append(menu, faults.Part{Name: s.Name, Mechanism: s.Cluster.Mechanism})
+	}
+	return menu
+}
+
+// All is the catalog, in report order.
+func All() []Scenario { return slices.Clone(catalog) }
+
+// Lookup finds a scenario by name.
+func Lookup(name string) (Scenario, bool) {
+	for _, s := range catalog {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Scenario{}, false
+}
+
+// Names lists the catalog's names in order.
+func Names() []string {
+	out := make([]string, len(catalog))
+	for i, s := range catalog {
+		out[i] = s.Name
+	}
+	return out
+}

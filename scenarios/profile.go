@@ -1,0 +1,65 @@
+package scenarios
+
+import (
+	"slices"
+)
+
+// Profile is a named set of scenarios with how often to run them and the
+// thresholds they must meet (CONTRACT.md --profile).
+type Profile struct {
+	Name  string
+	About string
+	// Scenarios are catalog names; nil means every row.
+	Scenarios []string
+	// Repeats runs every cell this often (0 is once).
+	Repeats int
+	// Thresholds are k6-style bounds every matching cell must meet.
+	Thresholds []string
+}
+
+// qualificationThresholds fail a qualification run whose latency is far out of
+// line even under faults; --threshold replaces them. Generous on purpose: a
+// fault stalls commits for seconds, and qualification is about correctness
+// first, with latency as a sanity bound.
+var qualificationThresholds = []string{
+	"txn_commit_duration: p(99)<5s",
+	"txn_total_duration: p(50)<1s",
+}
+
+var profiles = []Profile{
+	{Name: "smoke", About: "what CI runs: steady, crash-after-commit, crash-after-acks",
+		Scenarios: []string{"steady", "crash-after-commit", "crash-after-acks"}},
+	{Name: "nightly", About: "every row of the catalog, once"},
+	{Name: "qualification", About: "every row, three times, with latency thresholds",
+		Repeats: 3, Thresholds: qualificationThresholds},
+}
+
+// DefaultProfile is what a run without --profile or --scenario runs.
+const DefaultProfile = "smoke"
+
+// LookupProfile finds a profile by name, with its scenario list filled in.
+func LookupProfile(name string) (Profile, bool) {
+	for _, p := range profiles {
+		if p.Name == name {
+			if p.Scenarios == nil {
+				p.Scenarios = Names()
+			}
+			p.Scenarios = slices.Clone(p.Scenarios)
+			p.Thresholds = slices.Clone(p.Thresholds)
+			return p, true
+		}
+	}
+	return Profile{}, false
+}
+
+// Profiles lists the profiles in order.
+func Profiles() []Profile { return slices.Clone(profiles) }
+
+// ProfileNames lists the profiles' names.
+func ProfileNames() []string {
+	out := make([]string, len(profiles))
+	for i, p := range profiles {
+		out[i] = p.Name
+	}
+	return out
+}

@@ -1,0 +1,135 @@
+// Package scenarios is the corner-case catalog: one row per scenario, holding
+// everything about it in one place (etcd's robustness scenarios compose a
+// failpoint with traffic and a cluster the same way):
+//
+//   - the fault: a worker arm (point, action, stall, fresh id, delivery
+//     timeout, and the orchestrator's half, such as the zombie's
+//     choreography) or a cluster fault (mechanism and needs, from faults/);
+//   - the KIP case it tests (ORACLE.md);
+//   - per ack mode, keyed by mode, the anomalies that mode allows and the
+//     N/A cells, each with its ORACLE.md reason;
+//   - optional load and cluster settings of its own.
+//
+// Profiles (smoke, nightly, qualification) are data over the same rows. A new
+// corner case is a new row; a new mode is a new key in the rows that allow it
+// anything (a row that does not name a mode allows it nothing: strict, never
+// hiding an anomaly).
+package scenarios
+
+import (
+	"time"
+
+	"github.com/sharechaos/sharechaos/faults"
+	"github.com/sharechaos/sharechaos/internal/cluster"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+)
+
+// Scenario is one row of the catalog.
+type Scenario struct {
+	// Name is stable kebab-case: it appears in reports, test names and flags.
+	Name string
+	// About is one line for --help and the reports.
+	About string
+	// Case cites ORACLE.md: a KIP-1289 case number, "baseline" or "beyond".
+	Case string
+	// Worker arms one worker at a point of its loop; Cluster acts on brokers
+	// or links. At most one is set; neither is the steady baseline.
+	Worker  *WorkerFault
+	Cluster *ClusterFault
+	// Expect is, per mode, what the mode tolerates in this scenario.
+	Expect map[ctp.AckMode]Expectation
+	// Load overrides the run's load settings for this scenario's cells.
+	Load Load
+}
+
+// WorkerFault is a fault the armed worker fires itself, at its point.
+type WorkerFault struct {
+	Point  ctp.Point
+	Action ctp.Action
+	// Stall is how long ActionStall holds the transaction, given the cell's
+	// acquisition lock.
+	Stall func(lock time.Duration) time.Duration
+	// FreshID: the crashed worker's replacement gets a new transactional id,
+	// so only the transaction timeout ends the old transaction.
+	FreshID bool
+	// DeliveryTimeout, when set, bounds every worker's produce in the cell,
+	// so a produce fault surfaces as an error in time (case 7).
+	DeliveryTimeout time.Duration
+	// Conduct is the orchestrator's half of the fault (nil: none).
+	Conduct faults.Conduct
+}
+
+// ClusterFault is a fault that acts on brokers or links.
+type ClusterFault struct {
+	faults.Mechanism
+	// AfterLoad is the fraction of the input done before the fault acts (0:
+	// it waits for its own moment, as case 4 waits for a commit to hold).
+	AfterLoad float64
+}
+
+// Triggered is the mechanism with its load trigger.
+func (c ClusterFault) Triggered() faults.Mechanism {
+	if c.AfterLoad > 0 {
+		return c.Mechanism.UnderLoad(c.AfterLoad)
+	}
+	return c.Mechanism
+}
+
+// Expectation is what one mode tolerates in a scenario.
+type Expectation struct {
+	// Allowed maps an anomaly name to why the mode allows it, in ORACLE.md's
+	// words.
+	Allowed map[string]string
+	// NotApplicable, when set, says why the case does not exist in the mode
+	// (reported N/A, never PASS).
+	NotApplicable string
+}
+
+// Load is a scenario's own load and cluster settings; zero fields take the
+// run's.
+type Load struct {
+	Records    int
+	Workers    int
+	Batch      int32
+	Partitions int32
+	Lock       time.Duration
+}
+
+// Target says what the scenario's fault acts on: "none", "worker" or
+// "cluster". Cells whose faults stay inside their own workers can share the
+// cluster; a cluster fault disturbs every cell, so it runs alone.
+func (s Scenario) Target() string {
+	switch {
+	case s.Cluster != nil:
+		return "cluster"
+	case s.Worker != nil:
+		return "worker"
+	}
+	return "none"
+}
+
+// HasFault reports whether the scenario injects anything.
+func (s Scenario) HasFault() bool { return s.Target() != "none" }
+
+// ExpectFor is what mode tolerates; a mode the row does not name tolerates
+// nothing.
+func (s Scenario) ExpectFor(mode ctp.AckMode) Expectation {
+	e := s.Expect[mode]
+	allowed := make(map[string]string, len(e.Allowed))
+	for k, v := range e.Allowed {
+		allowed[k] = v
+	}
+	return Expectation{Allowed: allowed, NotApplicable: e.NotApplicable}
+}
+
+// NAReason says why the scenario cannot run in mode on c, or "" when it can:
+// the one place that decides N/A before a cell starts.
+func (s Scenario) NAReason(mode ctp.AckMode, c cluster.Cluster) string {
+	if why := s.Expect[mode].NotApplicable; why != "" {
+		return why
+	}
+	if s.Cluster != nil && s.Cluster.Needs != nil {
+		return s.Cluster.Needs(c)
+	}
+	return ""
+}

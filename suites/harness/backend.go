@@ -1,0 +1,134 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sharechaos/sharechaos/docker"
+	"github.com/sharechaos/sharechaos/internal/cluster"
+	"github.com/sharechaos/sharechaos/internal/cluster/embedded"
+)
+
+// Auto picks the docker backend when it is usable, else embedded.
+const Auto = "auto"
+
+// StartOptions is what every backend is started with.
+type StartOptions struct {
+	Brokers int
+	// RunID names the run's containers and topics.
+	RunID string
+	// Dir is the run directory (broker logs go below it).
+	Dir string
+	// Lock is the acquisition lock, for backends that set it broker-wide.
+	Lock time.Duration
+	Log  *slog.Logger
+}
+
+// Backend is one way to get a cluster.
+type Backend struct {
+	Name  string
+	About string
+	Start func(ctx context.Context, o StartOptions) (cluster.Cluster, error)
+}
+
+// backends is the registry: a new backend is one package and one line here.
+var backends = map[string]Backend{
+	embedded.Name: {Name: embedded.Name, About: "franz-go's kfake in a child process behind in-process toxiproxy (nothing but Go needed)", Start: startEmbedded},
+	docker.Name:   {Name: docker.Name, About: "Apache Kafka 4.2.2 in containers, every link behind toxiproxy (needs a Docker engine and `make images`)", Start: startDocker},
+}
+
+// BackendChoices lists auto and every registered backend.
+func BackendChoices() []string {
+	names := []string{Auto}
+	for n := range backends {
+		names = append(names, n)
+	}
+	sort.Strings(names[1:])
+	return names
+}
+
+func backendHelp() string {
+	var parts []string
+	for _, n := range BackendChoices()[1:] {
+		parts = append(parts, n+" ("+backends[n].About+")")
+	}
+	return "auto (docker when an engine answers and the images exist, else embedded), " + strings.Join(parts, ", ")
+}
+
+// Choice is the backend a run uses and why (auto's reasoning goes in the
+// report).
+type Choice struct {
+	Name string
+	Why  string
+}
+
+// ChooseBackend resolves name (auto included).
+func ChooseBackend(ctx context.Context, name string) Choice {
+	if name != Auto {
+		return Choice{name, "asked for with --backend " + name}
+	}
+	if ok, why := docker.Available(ctx); ok {
+		return Choice{docker.Name, "auto: " + why}
+	} else {
+		return Choice{embedded.Name, "auto: no usable Docker backend (" + why + "); using the embedded kfake cluster"}
+	}
+}
+
+// StartBackend starts the chosen backend; on error nothing of it is left.
+func StartBackend(ctx context.Context, ch Choice, o StartOptions) (cluster.Cluster, error) {
+	b, ok := backends[ch.Name]
+	if !ok {
+		return nil, Usagef("--backend %q: want one of %v", ch.Name, BackendChoices())
+	}
+	c, err := b.Start(ctx, o)
+	if err != nil {
+		if c != nil {
+			_ = c.Close(context.WithoutCancel(ctx))
+		}
+		return nil, fmt.Errorf("start %s cluster: %w", ch.Name, err)
+	}
+	return c, nil
+}
+
+func startDocker(ctx context.Context, o StartOptions) (cluster.Cluster, error) {
+	c, err := docker.Start(ctx, docker.Options{Brokers: o.Brokers, RunID: "sc-" + o.RunID,
+		LogDir: filepath.Join(o.Dir, "broker-logs"), Logger: o.Log})
+	if c == nil {
+		return nil, err
+	}
+	return c, err
+}
+
+func startEmbedded(ctx context.Context, o StartOptions) (cluster.Cluster, error) {
+	c, err := embedded.Start(ctx, embedded.Options{
+		Brokers: o.Brokers,
+		// DataDir empty: a temporary directory that Close removes; the run
+		// directory keeps only the broker's log.
+		LogPath:    filepath.Join(o.Dir, "embedded-broker.log"),
+		RecordLock: o.Lock,
+		BrokerConfigs: map[string]string{
+			// A SIGKILLed member keeps its partitions until its session times
+			// out (45s by default): nobody else is assigned them meanwhile, so
+			// every crash would stall the cell for 45s.
+			"group.share.session.timeout.ms":    strconv.Itoa(int(shareSessionTimeout.Milliseconds())),
+			"group.share.heartbeat.interval.ms": strconv.Itoa(int(shareHeartbeat.Milliseconds())),
+		},
+	})
+	if c == nil {
+		return nil, err
+	}
+	return c, err
+}
+
+// Share-group membership timing for chaos runs on the embedded broker: a
+// crashed member's partitions go to the others within shareSessionTimeout.
+const (
+	shareSessionTimeout = 6 * time.Second
+	shareHeartbeat      = time.Second
+)

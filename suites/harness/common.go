@@ -1,0 +1,120 @@
+package harness
+
+import (
+	"flag"
+	"io"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/sharechaos/sharechaos/bench"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/kip1289"
+)
+
+// Common is the settings `run` and `bench` share. Zero fields take the
+// defaults (WithDefaults).
+type Common struct {
+	Backend string // a registered backend name, or auto
+	Brokers int
+	Modes   []ctp.AckMode
+	// TxnAcks is auto | ledger | native; OnUnsupported is fail | fallback.
+	TxnAcks       string
+	OnUnsupported string
+	// KIP1289Keys are the API keys of the KIP's RPCs (unallocated upstream:
+	// the defaults are placeholders).
+	KIP1289Keys kip1289.APIKeys
+	// Thresholds are k6-style bounds ("txn_commit_duration{mode:transactional}: p(99)<250ms").
+	Thresholds []string
+	Seed       int64
+	Out        string
+	// Command is the command line, for the report's replay line.
+	Command  string
+	Progress io.Writer
+	Log      *slog.Logger
+}
+
+// Defaults shared by run and bench.
+const (
+	DefaultBrokers = 3
+	// DefaultLock is the acquisition lock of chaos and bench cells.
+	DefaultLock = 15 * time.Second
+	// DeliveryLimit is the share groups' delivery-count limit: faults are
+	// one-shot per record, so a correct system never archives (ORACLE.md).
+	DeliveryLimit = 10
+)
+
+// WithDefaults returns c with every zero field set to its default.
+func (c Common) WithDefaults() Common {
+	if c.Backend == "" {
+		c.Backend = Auto
+	}
+	if c.Brokers == 0 {
+		c.Brokers = DefaultBrokers
+	}
+	if len(c.Modes) == 0 {
+		c.Modes = slices.Clone(ctp.Modes)
+	}
+	if c.TxnAcks == "" {
+		c.TxnAcks = "auto"
+	}
+	if c.OnUnsupported == "" {
+		c.OnUnsupported = "fail"
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	if c.Progress == nil {
+		c.Progress = io.Discard
+	}
+	return c
+}
+
+// Validate checks the shared settings (after WithDefaults); a *UsageError
+// names the flag.
+func (c Common) Validate() error {
+	if !slices.Contains(BackendChoices(), c.Backend) {
+		return Usagef("--backend %q: want one of %v", c.Backend, BackendChoices())
+	}
+	switch c.TxnAcks {
+	case "auto", "ledger", "native":
+	default:
+		return Usagef("--txn-acks %q: want auto, ledger or native", c.TxnAcks)
+	}
+	switch c.OnUnsupported {
+	case "fail", "fallback":
+	default:
+		return Usagef("--on-unsupported %q: want fail or fallback", c.OnUnsupported)
+	}
+	for i, m := range c.Modes {
+		if !slices.Contains(ctp.Modes, m) {
+			return Usagef("--mode %q: want one of %v", m, ctp.Modes)
+		}
+		if slices.Contains(c.Modes[:i], m) {
+			return Usagef("--mode %q: given twice", m)
+		}
+	}
+	if c.Brokers < 1 {
+		return Usagef("--brokers %d: want a positive number", c.Brokers)
+	}
+	if _, err := bench.ParseThresholds(c.Thresholds); err != nil {
+		return Usagef("--threshold: %v", err)
+	}
+	if err := c.KIP1289Keys.Validate(); err != nil {
+		return Usagef("--kip1289-keys: %v", err)
+	}
+	return nil
+}
+
+// Register registers the shared flags on fs.
+func (c *Common) Register(fs *flag.FlagSet, lists *CommonLists) {
+	fs.StringVar(&c.Backend, "backend", Auto, "backend: "+backendHelp())
+	fs.IntVar(&c.Brokers, "brokers", DefaultBrokers, "brokers in the cluster")
+	fs.Var(&lists.Modes, "mode", "ack modes, repeated or comma-separated: transactional, explicit, implicit (default: all three)")
+	fs.StringVar(&c.TxnAcks, "txn-acks", "auto", "auto | ledger | native: how the transactional mode puts acks in the transaction")
+	fs.StringVar(&c.OnUnsupported, "on-unsupported", "fail", "fail | fallback: with --txn-acks native on a broker without KIP-1289, fail or run explicit")
+	fs.Var(&lists.Thresholds, "threshold", "k6-style bound, repeatable: 'txn_commit_duration{mode:transactional}: p(99)<250ms' (a failed one exits 3)")
+	fs.Var(&lists.Keys, "kip1289-keys", "API keys of AddShareAcksToTxn,TxnShareAcknowledge (unallocated upstream; default 12890,12891, placeholders)")
+	fs.Int64Var(&c.Seed, "seed", 0, "seed of every random choice (default: random, printed; replay a run with its seed)")
+	fs.StringVar(&c.Out, "out", "", "run directory (default: a new folder under ./runs/)")
+}

@@ -1,0 +1,77 @@
+package suites
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/sharechaos/sharechaos/internal/history"
+	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/reports"
+	"github.com/sharechaos/sharechaos/scenarios"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+)
+
+// judgeCell judges one observed cell: the checker's verdict, then the run's
+// own quality (CONTRACT.md): a fault that never fired, or fired on an idle
+// loop, tested nothing, so such a cell is UNKNOWN, never PASS. Live runs and
+// re-checks call it alike. A verdict already set (HARNESS-ERROR, an
+// interruption) is kept; the counts and anomalies are still filled in.
+func judgeCell(cell *reports.Cell, obs ctp.Observation, s scenarios.Scenario) {
+	allowed := allowedFor(s, obs.Mode)
+	res := ctp.Check(obs, allowed)
+	cell.Counts = res.Counts
+	cell.Anomalies = res.Anomalies
+	if cell.Anomalies == nil {
+		cell.Anomalies = map[string]verdict.Found{}
+	}
+	if cell.Verdict == "" {
+		cell.Verdict, cell.Reason = res.Verdict, res.Reason
+	}
+	if !s.HasFault() {
+		return
+	}
+	cell.Fault.Fired, cell.Fault.Times = false, nil
+	for _, e := range obs.History {
+		if e.F == history.FFaultFired {
+			cell.Fault.Fired = true
+			cell.Fault.Times = append(cell.Fault.Times, time.Unix(0, e.TS).UTC())
+		}
+	}
+	if cell.Verdict != verdict.Pass {
+		return
+	}
+	if !cell.Fault.Fired {
+		cell.Verdict = verdict.Unknown
+		cell.Reason = "the fault " + cell.Fault.Name + " never fired, so the cell tested nothing"
+		return
+	}
+	if s.Cluster == nil || s.Cluster.AfterLoad == 0 {
+		return
+	}
+	if n := commitsBefore(obs.History, cell.Fault.Times[0]); n < minCommitsBeforeFault {
+		cell.Verdict = verdict.Unknown
+		cell.Reason = fmt.Sprintf("the fault fired on an idle loop: %d committed transactions before it, want at least %d (a fault on an idle system tests nothing)",
+			n, minCommitsBeforeFault)
+	}
+}
+
+// minCommitsBeforeFault is the load a cluster fault that waits for load must
+// have met when it fired (etcd's traffic check): a fault on an idle system
+// tests nothing. Worker faults are under load by construction (they fire
+// inside a non-empty batch), and a fault that waits for its own moment (case
+// 4 waits for a held commit) is judged by what it waited for.
+const minCommitsBeforeFault = 1
+
+// commitsBefore counts the transactions committed before t.
+func commitsBefore(h history.History, t time.Time) int {
+	n := 0
+	for _, e := range h {
+		if e.TS >= t.UnixNano() {
+			break
+		}
+		if e.F == history.FCommit && e.Type == history.OK {
+			n++
+		}
+	}
+	return n
+}
