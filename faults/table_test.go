@@ -13,6 +13,7 @@ import (
 	"github.com/sharechaos/sharechaos/internal/cluster/embedded"
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/ctp/check"
 )
 
 // The fake backends below implement capabilities only so that the rows'
@@ -101,7 +102,7 @@ func TestClusterRowsAreComplete(t *testing.T) {
 			t.Errorf("%s: a cluster row needs Inject and Needs", f.Name)
 		}
 		for _, m := range []ctp.AckMode{ctp.Transactional, ctp.Explicit, ctp.Implicit} {
-			if _, err := ctp.AllowedFor(m, f.Name); err != nil {
+			if _, err := check.AllowedFor(m, f.Name); err != nil {
 				t.Errorf("%s/%s: %v", f.Name, m, err)
 			}
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/reports"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/ctp/check"
 )
 
 // cellPlan is one cell to run.
@@ -67,7 +68,7 @@ func runCell(ctx context.Context, o *Options, c cluster.Cluster, runID, runDir s
 	cell.Dir, _ = filepath.Rel(runDir, r.dir)
 	defer func() { cell.DurationS = time.Since(r.started).Seconds() }()
 
-	allowed, err := ctp.AllowedFor(plan.mode, plan.scenario())
+	allowed, err := check.AllowedFor(plan.mode, plan.scenario())
 	if err != nil {
 		cell.Verdict, cell.Reason = verdict.HarnessError, err.Error()
 		return cell
@@ -109,7 +110,7 @@ func runCell(ctx context.Context, o *Options, c cluster.Cluster, runID, runDir s
 	if err := saveObservation(r.dir, obs); err != nil {
 		cell.Notes = append(cell.Notes, err.Error())
 	}
-	res := ctp.Check(*obs, allowed)
+	res := check.Run(*obs, allowed)
 	cell.Counts = res.Counts
 	cell.Anomalies = res.Anomalies
 	if cell.Anomalies == nil {
@@ -148,7 +149,7 @@ func judgeFired(cell *reports.Cell, h history.History, hasFault bool) {
 
 // execute sets the cell up, runs load and fault, drains, stops the workers and
 // observes. It returns the observation when the cell got far enough to judge.
-func (r *cellRun) execute(ctx context.Context, allowed ctp.Allowed) (*ctp.Observation, string, error) {
+func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Observation, string, error) {
 	o := r.o
 	rf, minISR := int16(3), 2
 	if n := len(r.c.Nodes()); n < 3 {

@@ -10,6 +10,7 @@ import (
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/reports"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/ctp/check"
 )
 
 // observationFile stores what a cell observed (everything but the histories,
@@ -81,11 +82,11 @@ func Recheck(dir string) (reports.Result, []string, error) {
 		if err != nil {
 			return res, changed, err
 		}
-		allowed, err := ctp.AllowedFor(ctp.AckMode(c.Mode), c.Scenario)
+		allowed, err := check.AllowedFor(ctp.AckMode(c.Mode), c.Scenario)
 		if err != nil {
 			return res, changed, err
 		}
-		got := ctp.Check(obs, allowed)
+		got := check.Run(obs, allowed)
 		nc := c
 		nc.Counts, nc.Anomalies, nc.Verdict, nc.Reason = got.Counts, got.Anomalies, got.Verdict, got.Reason
 		if nc.Anomalies == nil {

@@ -40,8 +40,12 @@ const (
 
 // Found is one anomaly kind seen in a cell: how often, and a few minimal examples.
 type Found struct {
-	Count    int       `json:"count"`
-	Examples []Example `json:"examples,omitempty"`
+	Count int `json:"count"`
+	// Causes counts the instances by the mechanism the history shows for
+	// them (a duplicate after a crash after the commit, after a fenced
+	// zombie, ...); empty where the anomaly has a single mechanism.
+	Causes   map[string]int `json:"causes,omitempty"`
+	Examples []Example      `json:"examples,omitempty"`
 }
 
 // Example is a minimal account of one anomalous record: the record, the workers
@@ -53,6 +57,9 @@ type Example struct {
 	// Steps are the events that matter, oldest first, each "time worker f txn: what".
 	Steps []string `json:"steps,omitempty"`
 	Fault string   `json:"fault,omitempty"`
+	// Cause names the mechanism behind this instance, one of the anomaly's
+	// Causes; empty where the anomaly has a single mechanism.
+	Cause string `json:"cause,omitempty"`
 }
 
 // MaxExamples bounds the examples kept per anomaly.

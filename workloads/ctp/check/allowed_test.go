@@ -1,4 +1,4 @@
-package ctp_test
+package check_test
 
 import (
 	"reflect"
@@ -8,6 +8,7 @@ import (
 	"github.com/sharechaos/sharechaos/faults"
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/ctp/check"
 )
 
 // The table says what ORACLE.md says, row by row where it matters.
@@ -38,7 +39,7 @@ func TestAllowedFor(t *testing.T) {
 		for mode, want := range map[ctp.AckMode][]string{
 			ctp.Transactional: tc.transactional, ctp.Explicit: tc.explicit, ctp.Implicit: tc.implicit,
 		} {
-			a, err := ctp.AllowedFor(mode, tc.scenario)
+			a, err := check.AllowedFor(mode, tc.scenario)
 			if err != nil {
 				t.Errorf("%s/%s: %v", tc.scenario, mode, err)
 				continue
@@ -62,7 +63,7 @@ func TestAllowedFor(t *testing.T) {
 // Case 3 does not exist without acks in the transaction: N/A, with a reason.
 func TestAllowedForCrashAfterAcks(t *testing.T) {
 	for mode, na := range map[ctp.AckMode]bool{ctp.Transactional: false, ctp.Explicit: true, ctp.Implicit: true} {
-		a, err := ctp.AllowedFor(mode, "crash-after-acks")
+		a, err := check.AllowedFor(mode, "crash-after-acks")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,20 +74,20 @@ func TestAllowedForCrashAfterAcks(t *testing.T) {
 }
 
 func TestAllowedForRejectsUnknownNames(t *testing.T) {
-	if _, err := ctp.AllowedFor(ctp.Explicit, "no-such-scenario"); err == nil ||
+	if _, err := check.AllowedFor(ctp.Explicit, "no-such-scenario"); err == nil ||
 		!strings.Contains(err.Error(), "unknown scenario") {
 		t.Errorf("unknown scenario: err %v", err)
 	}
-	if _, err := ctp.AllowedFor("sometimes", "steady"); err == nil || !strings.Contains(err.Error(), "unknown mode") {
+	if _, err := check.AllowedFor("sometimes", "steady"); err == nil || !strings.Contains(err.Error(), "unknown mode") {
 		t.Errorf("unknown mode: err %v", err)
 	}
 }
 
 // A caller editing its Allowed does not edit the table.
 func TestAllowedForReturnsACopy(t *testing.T) {
-	a, _ := ctp.AllowedFor(ctp.Explicit, "crash-after-commit")
+	a, _ := check.AllowedFor(ctp.Explicit, "crash-after-commit")
 	a.Anomalies[verdict.AnomalyLost] = "mine"
-	if b, _ := ctp.AllowedFor(ctp.Explicit, "crash-after-commit"); b.Allows(verdict.AnomalyLost) {
+	if b, _ := check.AllowedFor(ctp.Explicit, "crash-after-commit"); b.Allows(verdict.AnomalyLost) {
 		t.Error("the table changed")
 	}
 }
@@ -95,7 +96,7 @@ func TestAllowedForReturnsACopy(t *testing.T) {
 func TestAllowedForKnowsEveryFault(t *testing.T) {
 	for _, name := range faults.Names() {
 		for _, mode := range ctp.Modes {
-			if _, err := ctp.AllowedFor(mode, name); err != nil {
+			if _, err := check.AllowedFor(mode, name); err != nil {
 				t.Errorf("%s/%s: %v", name, mode, err)
 			}
 		}

@@ -1,78 +1,38 @@
-package ctp
+package check
+
+// This file is ORACLE.md's tables as data: what each (scenario, mode) cell
+// tolerates. It lives here only until the scenarios catalog takes it (it
+// cannot stay in ctp, which check imports); it is kept a plain table so that
+// the move is a cut and paste.
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
-
-// Allowed is what one cell tolerates: the anomalies its ack mode allows in its
-// scenario (ORACLE.md), or why the cell does not apply at all. Anything the
-// checker finds that is not listed here makes the cell ANOMALY.
-//
-// Unseen is never allowed: it is liveness, not safety, and makes a cell
-// UNKNOWN, never PASS (CONTRACT.md "Verdicts").
-type Allowed struct {
-	// Anomalies maps an anomaly name (verdict.Anomaly*) to why this cell
-	// allows it, in ORACLE.md's words.
-	Anomalies map[string]string
-	// NotApplicable, when set, says why the cell is N/A (ORACLE.md "n/a": a
-	// crash point that does not exist in this mode). Such a cell is reported
-	// as N/A, never as PASS.
-	NotApplicable string
-}
-
-// Allows reports whether the cell tolerates the anomaly.
-func (a Allowed) Allows(anomaly string) bool {
-	_, ok := a.Anomalies[anomaly]
-	return ok
-}
-
-// Names lists the allowed anomalies, sorted: result.json's "allowed".
-func (a Allowed) Names() []string {
-	names := make([]string, 0, len(a.Anomalies))
-	for n := range a.Anomalies {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
 
 // AllowedFor returns what the cell (mode, scenario) tolerates. A scenario
 // variant "base/variant" (e.g. "crash-after-send/fresh-id") inherits the row
 // of its base when it has none of its own. An unknown scenario or mode is an
 // error rather than "nothing allowed": a cell judged against the wrong row
 // would report expected duplicates as anomalies, or hide real ones.
-func AllowedFor(mode AckMode, scenario string) (Allowed, error) {
+func AllowedFor(mode ctp.AckMode, scenario string) (Allowed, error) {
 	row, ok := allowedRowFor(scenario)
 	if !ok {
 		return Allowed{}, fmt.Errorf("look up allowed anomalies: unknown scenario %q (known: %s)",
 			scenario, strings.Join(AllowedScenarios(), ", "))
 	}
 	switch mode {
-	case Transactional:
+	case ctp.Transactional:
 		return row.transactional.clone(), nil
-	case Explicit:
+	case ctp.Explicit:
 		return row.explicit.clone(), nil
-	case Implicit:
+	case ctp.Implicit:
 		return row.implicit.clone(), nil
 	}
 	return Allowed{}, fmt.Errorf("look up allowed anomalies: unknown mode %q", mode)
-}
-
-// clone copies the map, so a caller that edits its Allowed cannot change the
-// table every other cell reads.
-func (a Allowed) clone() Allowed {
-	c := Allowed{NotApplicable: a.NotApplicable}
-	if a.Anomalies != nil {
-		c.Anomalies = make(map[string]string, len(a.Anomalies))
-		for k, v := range a.Anomalies {
-			c.Anomalies[k] = v
-		}
-	}
-	return c
 }
 
 // AllowedScenarios lists the scenarios AllowedFor knows, in table order.
@@ -130,7 +90,7 @@ var (
 	// implicit worker's acks of its previous, committed batch ride on its next
 	// ShareFetch, which a worker killed before that fetch never sends. The
 	// broker releases the batch with the dead connection and it is processed
-	// again. Explicit mode flushes its acks synchronously before the next poll,
+	// again. ctp.Explicit mode flushes its acks synchronously before the next poll,
 	// so it has no such window.
 	allowImplicitCrashDuplicates = Allowed{Anomalies: map[string]string{
 		verdict.AnomalyDuplicate: "implicit: the previous batch's acks ride on the next fetch, which a crashed worker never sends",
@@ -151,7 +111,7 @@ var allowedRows = []allowedRow{
 
 	// Case 1: "no output; records released at once and reprocessed; no loss,
 	// no dup" in every mode ("same").
-	// Implicit: duplicates, see allowImplicitCrashDuplicates (ORACLE.md corrected).
+	// ctp.Implicit: duplicates, see allowImplicitCrashDuplicates (ORACLE.md corrected).
 	{"crash-before-begin", allowNothing, allowNothing, allowImplicitCrashDuplicates},
 
 	// Case 2: "txn aborted ...; output never visible (no aborted read);
@@ -167,7 +127,7 @@ var allowedRows = []allowedRow{
 
 	// Case 4: transactional "exactly once"; explicit "dup only if the ack was
 	// lost with the crash"; implicit "like explicit".
-	// Implicit also loses after an abort: a worker whose own transaction
+	// ctp.Implicit also loses after an abort: a worker whose own transaction
 	// times out during the coordinator's failover aborts, and its next poll
 	// accepts the batch (seen on Kafka 4.2.2; ORACLE.md's "like explicit"
 	// holds only for the worker whose commit was held).
@@ -194,11 +154,11 @@ var allowedRows = []allowedRow{
 
 	// "Beyond the KIP's list": these release acquisitions early, so
 	// transactional must stay exactly-once while explicit and implicit show
-	// at-least-once duplicates. Implicit: "loss only after an abort"; the
+	// at-least-once duplicates. ctp.Implicit: "loss only after an abort"; the
 	// checker cannot tell which abort a loss followed, so those rows allow
 	// loss for implicit outright.
 
-	// Transactional "no dup, no loss" (native: a redelivery while the acks are
+	// ctp.Transactional "no dup, no loss" (native: a redelivery while the acks are
 	// pending is the ANOMALY redelivered-while-pending, never allowed);
 	// explicit "dup allowed"; implicit "dup allowed; loss if the stalled
 	// worker's next poll accepts an aborted batch".

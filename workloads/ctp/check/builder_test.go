@@ -1,4 +1,4 @@
-package ctp_test
+package check_test
 
 import (
 	"strings"
