@@ -32,6 +32,7 @@ const (
 	FAbort      = "abort"       // abortTransaction
 	FAck        = "ack"         // non-transactional ack (ACCEPT / RELEASE)
 	FFaultFired = "fault-fired" // a fault fired at its point
+	FResumed    = "resumed"     // a worker stopped by its own fault runs again (SIGCONT)
 	FStart      = "start"       // a worker process started (info)
 	FStop       = "stop"        // a worker process stopped cleanly (info)
 	FSeed       = "seed"        // input records written by the seeder

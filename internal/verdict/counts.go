@@ -36,6 +36,23 @@ const (
 	AnomalyPhantomOutput           = "phantom-output"
 	AnomalyRedeliveredWhilePending = "redelivered-while-pending"
 	AnomalyUnseen                  = "unseen"
+
+	// AnomalyDuplicateInOneDelivery: two committed outputs of one input from
+	// one delivery of it (one transaction wrote it twice, or one poll's
+	// record was committed in two transactions). Redelivery cannot produce
+	// it, so no mode allows it; "duplicate" is the redelivered kind.
+	AnomalyDuplicateInOneDelivery = "duplicate-in-one-delivery"
+	// AnomalyDuplicateUnexplained: committed outputs from different
+	// deliveries, but the history shows no reason the first delivery's ack
+	// did not take (it was ACCEPTed ok, no crash, fence, release or unknown
+	// outcome). Allowed nowhere.
+	AnomalyDuplicateUnexplained = "duplicate-unexplained"
+	// AnomalyLostAfterCommit: lost although a transaction that held it
+	// committed. Allowed nowhere: implicit loses records only after an abort.
+	AnomalyLostAfterCommit = "lost-after-commit"
+	// AnomalyLostUnexplained: lost, and the history shows no aborted or
+	// unfinished transaction of it followed by an accept. Allowed nowhere.
+	AnomalyLostUnexplained = "lost-unexplained"
 )
 
 // Found is one anomaly kind seen in a cell: how often, and a few minimal examples.

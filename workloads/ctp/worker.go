@@ -257,7 +257,7 @@ func (w *Worker) fire(p Point) {
 		// Freeze here, mid-transaction, connections up; the orchestrator
 		// sends SIGCONT once the replacement has fenced us.
 		_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
-		w.event(history.Event{Type: history.Info, F: "resumed", Fault: w.cfg.Arm.Fault, Txn: w.txnSeq})
+		w.event(history.Event{Type: history.Info, F: history.FResumed, Fault: w.cfg.Arm.Fault, Txn: w.txnSeq})
 	}
 }
 

@@ -154,9 +154,10 @@ var allowedRows = []allowedRow{
 
 	// "Beyond the KIP's list": these release acquisitions early, so
 	// transactional must stay exactly-once while explicit and implicit show
-	// at-least-once duplicates. ctp.Implicit: "loss only after an abort"; the
-	// checker cannot tell which abort a loss followed, so those rows allow
-	// loss for implicit outright.
+	// at-least-once duplicates. Implicit: "loss only after an abort"; the
+	// checker counts a loss as "lost" only when the history shows the abort
+	// and the accept after it (lost-after-commit and lost-unexplained are
+	// allowed nowhere), so these rows can allow "lost" for implicit.
 
 	// ctp.Transactional "no dup, no loss" (native: a redelivery while the acks are
 	// pending is the ANOMALY redelivered-while-pending, never allowed);

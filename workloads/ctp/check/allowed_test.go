@@ -51,7 +51,9 @@ func TestAllowedFor(t *testing.T) {
 				t.Errorf("%s/%s: allowed %v (n/a %q), want %v", tc.scenario, mode, got, a.NotApplicable, want)
 			}
 			for _, never := range []string{verdict.AnomalyUnseen, verdict.AnomalyArchived, verdict.AnomalyAbortedRead,
-				verdict.AnomalyTornTransaction, verdict.AnomalyPhantomOutput, verdict.AnomalyRedeliveredWhilePending} {
+				verdict.AnomalyTornTransaction, verdict.AnomalyPhantomOutput, verdict.AnomalyRedeliveredWhilePending,
+				verdict.AnomalyDuplicateInOneDelivery, verdict.AnomalyDuplicateUnexplained,
+				verdict.AnomalyLostAfterCommit, verdict.AnomalyLostUnexplained} {
 				if a.Allows(never) {
 					t.Errorf("%s/%s allows %s", tc.scenario, mode, never)
 				}

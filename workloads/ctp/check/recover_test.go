@@ -38,7 +38,7 @@ func TestCheckPanicIsUnknownForThatPart(t *testing.T) {
 
 	// An anomaly another part found still wins over the crash (worst wins).
 	res = runCheckers(s, Allowed{}, []checker{{"loss", checkLoss}, boom})
-	if res.Verdict != verdict.Anomaly || res.Anomalies[verdict.AnomalyLost].Count != 1 {
+	if res.Verdict != verdict.Anomaly || res.Anomalies[verdict.AnomalyLostUnexplained].Count != 1 {
 		t.Errorf("verdict %s anomalies %v, want the loss as ANOMALY", res.Verdict, res.Anomalies)
 	}
 

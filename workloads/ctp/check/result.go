@@ -41,8 +41,11 @@ type PartVerdict struct {
 
 // FaultFiring is one fault-fired event.
 type FaultFiring struct {
-	Name   string
-	Point  string
+	Name  string
+	Point string
+	// Action is what the armed worker did (ctp.Action*: kill, stop, ...),
+	// "" when the event does not say.
+	Action string
 	Worker string
 	At     time.Time
 }

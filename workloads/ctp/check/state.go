@@ -44,8 +44,29 @@ type state struct {
 	// first, and txnIDOf each worker's transactional id (fencing).
 	starts  map[string][]startEvent
 	txnIDOf map[string]string
-	firstTS int64
-	faults  []FaultFiring
+	// stoppedAt is when each worker wrote its stop event (a clean or
+	// error exit it lived to record); a worker without one was killed.
+	stoppedAt map[string]int64
+	// lastPoll is, while the history is read, the newest poll ok of each
+	// (worker, record): the delivery a send of that worker processes.
+	lastPoll map[workerRecord]delivery
+	firstTS  int64
+	faults   []FaultFiring
+}
+
+// workerRecord is one record as one worker incarnation holds it.
+type workerRecord struct {
+	worker string
+	id     string
+}
+
+// delivery is one acquisition of a record: the poll ok event that brought it
+// (its index in the history, so two polls never compare equal) and the
+// broker's delivery count.
+type delivery struct {
+	poll  int // index into obs.History, +1 (0: unknown)
+	count int32
+	ts    int64
 }
 
 // startEvent is a worker's start event.
@@ -98,6 +119,8 @@ func newState(obs ctp.Observation) *state {
 		lastTS:      make(map[string]int64),
 		starts:      make(map[string][]startEvent),
 		txnIDOf:     make(map[string]string),
+		stoppedAt:   make(map[string]int64),
+		lastPoll:    make(map[workerRecord]delivery),
 		firstTS:     math.MaxInt64,
 	}
 	s.indexInputs()
@@ -218,7 +241,7 @@ func (s *state) outputFaultOf(o ctp.Output) (outputFault, string) {
 // transaction's outcome, the highest delivery count of each record, rejects,
 // faults, and when each worker wrote its last event.
 func (s *state) readHistory() {
-	for _, e := range s.obs.History {
+	for i, e := range s.obs.History {
 		if e.TS < s.firstTS {
 			s.firstTS = e.TS
 		}
@@ -232,6 +255,7 @@ func (s *state) readHistory() {
 					if r.Delivery > s.maxDelivery[r.ID] {
 						s.maxDelivery[r.ID] = r.Delivery
 					}
+					s.lastPoll[workerRecord{e.Worker, r.ID}] = delivery{poll: i + 1, count: r.Delivery, ts: e.TS}
 				}
 			}
 		case history.FAck:
@@ -245,9 +269,11 @@ func (s *state) readHistory() {
 				s.txnIDOf[e.Worker] = id
 				s.starts[id] = append(s.starts[id], startEvent{e.Worker, e.TS})
 			}
+		case history.FStop:
+			s.stoppedAt[e.Worker] = e.TS
 		case history.FFaultFired:
 			s.faults = append(s.faults, FaultFiring{
-				Name: e.Fault, Point: e.Point, Worker: e.Worker, At: time.Unix(0, e.TS).UTC(),
+				Name: e.Fault, Point: e.Point, Action: e.Attrs["action"], Worker: e.Worker, At: time.Unix(0, e.TS).UTC(),
 			})
 		}
 		if e.Txn != 0 {
@@ -257,6 +283,7 @@ func (s *state) readHistory() {
 	if len(s.obs.History) == 0 {
 		s.firstTS = 0
 	}
+	s.lastPoll = nil // only the sends needed it
 	sort.SliceStable(s.faults, func(i, j int) bool { return s.faults[i].At.Before(s.faults[j].At) })
 }
 
@@ -278,6 +305,9 @@ func (s *state) readTxnEvent(e history.Event) {
 			info.endedBy = what
 		}
 	}
+	if e.F != history.FFaultFired && e.F != history.FResumed {
+		info.lastAt = e.TS
+	}
 	switch e.F {
 	case history.FSend:
 		// Every send event counts, not only ok: the ids of a send that failed
@@ -285,9 +315,13 @@ func (s *state) readTxnEvent(e history.Event) {
 		// visible is exactly the torn transaction partial-produce-failure hunts.
 		if info.sent == nil {
 			info.sent = make(map[string]struct{}, len(e.IDs))
+			info.from = make(map[string]delivery, len(e.IDs))
 		}
 		for _, id := range e.IDs {
 			info.sent[id] = struct{}{}
+			if _, seen := info.from[id]; !seen {
+				info.from[id] = s.lastPoll[workerRecord{e.Worker, id}]
+			}
 		}
 	case history.FTxnAcks:
 		if e.Type == history.OK {
@@ -297,6 +331,9 @@ func (s *state) readTxnEvent(e history.Event) {
 			}
 		}
 	case history.FCommit:
+		if e.Type == history.Invoke && info.commitAt == 0 {
+			info.commitAt = e.TS
+		}
 		info.commitInvoked = true
 		info.addAcked(e.Records)
 		switch e.Type {

@@ -21,6 +21,15 @@ type txnInfo struct {
 	commitInvoked bool
 	// sent are the ids whose outputs the transaction produced (send events).
 	sent map[string]struct{}
+	// from is, for each sent id, the delivery of the record it processed
+	// (the worker's newest poll of it before the send).
+	from map[string]delivery
+	// commitAt is when the commit was invoked, 0 if never.
+	commitAt int64
+	// lastAt is when the worker last did something in it (a step, not a
+	// fault-fired event, which names the worker's newest transaction even
+	// when it fires before the next begin).
+	lastAt int64
 	// acked are the ids whose acks went into it (txn-acks ok, commit records).
 	acked map[string]struct{}
 	// acksAt is when its acks were first certainly pending (txn-acks ok), 0 if never.
