@@ -53,6 +53,10 @@ const (
 	// AnomalyLostUnexplained: lost, and the history shows no aborted or
 	// unfinished transaction of it followed by an accept. Allowed nowhere.
 	AnomalyLostUnexplained = "lost-unexplained"
+	// AnomalyZombieCommit: a worker incarnation committed a transaction it
+	// began committing after the next incarnation of its slot started: the
+	// replacement's InitProducerId must have fenced it. Allowed nowhere.
+	AnomalyZombieCommit = "zombie-commit"
 )
 
 // Found is one anomaly kind seen in a cell: how often, and a few minimal examples.

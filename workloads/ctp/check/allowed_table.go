@@ -90,7 +90,7 @@ var (
 	// implicit worker's acks of its previous, committed batch ride on its next
 	// ShareFetch, which a worker killed before that fetch never sends. The
 	// broker releases the batch with the dead connection and it is processed
-	// again. ctp.Explicit mode flushes its acks synchronously before the next poll,
+	// again. Explicit mode flushes its acks synchronously before the next poll,
 	// so it has no such window.
 	allowImplicitCrashDuplicates = Allowed{Anomalies: map[string]string{
 		verdict.AnomalyDuplicate: "implicit: the previous batch's acks ride on the next fetch, which a crashed worker never sends",
@@ -111,7 +111,7 @@ var allowedRows = []allowedRow{
 
 	// Case 1: "no output; records released at once and reprocessed; no loss,
 	// no dup" in every mode ("same").
-	// ctp.Implicit: duplicates, see allowImplicitCrashDuplicates (ORACLE.md corrected).
+	// Implicit: duplicates, see allowImplicitCrashDuplicates (ORACLE.md corrected).
 	{"crash-before-begin", allowNothing, allowNothing, allowImplicitCrashDuplicates},
 
 	// Case 2: "txn aborted ...; output never visible (no aborted read);
@@ -127,7 +127,7 @@ var allowedRows = []allowedRow{
 
 	// Case 4: transactional "exactly once"; explicit "dup only if the ack was
 	// lost with the crash"; implicit "like explicit".
-	// ctp.Implicit also loses after an abort: a worker whose own transaction
+	// Implicit also loses after an abort: a worker whose own transaction
 	// times out during the coordinator's failover aborts, and its next poll
 	// accepts the batch (seen on Kafka 4.2.2; ORACLE.md's "like explicit"
 	// holds only for the worker whose commit was held).
@@ -159,7 +159,7 @@ var allowedRows = []allowedRow{
 	// and the accept after it (lost-after-commit and lost-unexplained are
 	// allowed nowhere), so these rows can allow "lost" for implicit.
 
-	// ctp.Transactional "no dup, no loss" (native: a redelivery while the acks are
+	// Transactional "no dup, no loss" (native: a redelivery while the acks are
 	// pending is the ANOMALY redelivered-while-pending, never allowed);
 	// explicit "dup allowed"; implicit "dup allowed; loss if the stalled
 	// worker's next poll accepts an aborted batch".

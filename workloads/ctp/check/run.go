@@ -15,6 +15,8 @@ var checkers = []checker{
 	{"phantoms", checkPhantoms},
 	{"output-content", checkOutputContent},
 	{"redelivered-while-pending", checkRedeliveredWhilePending},
+	{"fault-points", checkFaultPoints},
+	{"zombie-commits", checkZombieCommits},
 }
 
 // Names lists the sub-checkers Run composes, in the order they run.
