@@ -69,7 +69,9 @@ func TestExpectationsFollowTheOracle(t *testing.T) {
 				}
 			}
 			for _, never := range []string{verdict.AnomalyUnseen, verdict.AnomalyArchived, verdict.AnomalyAbortedRead,
-				verdict.AnomalyTornTransaction, verdict.AnomalyPhantomOutput, verdict.AnomalyRedeliveredWhilePending} {
+				verdict.AnomalyTornTransaction, verdict.AnomalyPhantomOutput, verdict.AnomalyRedeliveredWhilePending,
+				verdict.AnomalyDuplicateInOneDelivery, verdict.AnomalyDuplicateUnexplained,
+				verdict.AnomalyLostAfterCommit, verdict.AnomalyLostUnexplained, verdict.AnomalyZombieCommit} {
 				if _, ok := e.Allowed[never]; ok {
 					t.Errorf("%s/%s allows %s", tc.scenario, mode, never)
 				}

@@ -20,6 +20,7 @@ import (
 	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/suites/harness"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/ctp/check"
 )
 
 // cellPlan is one cell to run.
@@ -72,7 +73,7 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 	cell.Dir, _ = filepath.Rel(runDir, r.dir)
 	defer func() { cell.DurationS = time.Since(r.started).Seconds() }()
 
-	allowed := allowedFor(plan.scenario, plan.mode)
+	allowed := plan.scenario.Allowed(plan.mode)
 	cell.Allowed = allowed.Names()
 	if why := plan.scenario.NAReason(plan.mode, c); why != "" {
 		cell.Verdict, cell.Reason = verdict.NA, why
@@ -119,7 +120,7 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 
 // execute sets the cell up, runs load and fault, drains, stops the workers and
 // observes. It returns the observation when the cell got far enough to judge.
-func (r *cellRun) execute(ctx context.Context, allowed ctp.Allowed) (*ctp.Observation, string, error) {
+func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Observation, string, error) {
 	o := r.o
 	rf, minISR := int16(3), 2
 	if n := len(r.c.Nodes()); n < 3 {

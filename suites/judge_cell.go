@@ -9,6 +9,7 @@ import (
 	"github.com/sharechaos/sharechaos/reports"
 	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/ctp/check"
 )
 
 // judgeCell judges one observed cell: the checker's verdict, then the run's
@@ -17,8 +18,8 @@ import (
 // re-checks call it alike. A verdict already set (HARNESS-ERROR, an
 // interruption) is kept; the counts and anomalies are still filled in.
 func judgeCell(cell *reports.Cell, obs ctp.Observation, s scenarios.Scenario) {
-	allowed := allowedFor(s, obs.Mode)
-	res := ctp.Check(obs, allowed)
+	allowed := s.Allowed(obs.Mode)
+	res := check.Run(obs, allowed)
 	cell.Counts = res.Counts
 	cell.Anomalies = res.Anomalies
 	if cell.Anomalies == nil {

@@ -36,12 +36,37 @@ const (
 	AnomalyPhantomOutput           = "phantom-output"
 	AnomalyRedeliveredWhilePending = "redelivered-while-pending"
 	AnomalyUnseen                  = "unseen"
+
+	// AnomalyDuplicateInOneDelivery: two committed outputs of one input from
+	// one delivery of it (one transaction wrote it twice, or one poll's
+	// record was committed in two transactions). Redelivery cannot produce
+	// it, so no mode allows it; "duplicate" is the redelivered kind.
+	AnomalyDuplicateInOneDelivery = "duplicate-in-one-delivery"
+	// AnomalyDuplicateUnexplained: committed outputs from different
+	// deliveries, but the history shows no reason the first delivery's ack
+	// did not take (it was ACCEPTed ok, no crash, fence, release or unknown
+	// outcome). Allowed nowhere.
+	AnomalyDuplicateUnexplained = "duplicate-unexplained"
+	// AnomalyLostAfterCommit: lost although a transaction that held it
+	// committed. Allowed nowhere: implicit loses records only after an abort.
+	AnomalyLostAfterCommit = "lost-after-commit"
+	// AnomalyLostUnexplained: lost, and the history shows no aborted or
+	// unfinished transaction of it followed by an accept. Allowed nowhere.
+	AnomalyLostUnexplained = "lost-unexplained"
+	// AnomalyZombieCommit: a worker incarnation committed a transaction it
+	// began committing after the next incarnation of its slot started: the
+	// replacement's InitProducerId must have fenced it. Allowed nowhere.
+	AnomalyZombieCommit = "zombie-commit"
 )
 
 // Found is one anomaly kind seen in a cell: how often, and a few minimal examples.
 type Found struct {
-	Count    int       `json:"count"`
-	Examples []Example `json:"examples,omitempty"`
+	Count int `json:"count"`
+	// Causes counts the instances by the mechanism the history shows for
+	// them (a duplicate after a crash after the commit, after a fenced
+	// zombie, ...); empty where the anomaly has a single mechanism.
+	Causes   map[string]int `json:"causes,omitempty"`
+	Examples []Example      `json:"examples,omitempty"`
 }
 
 // Example is a minimal account of one anomalous record: the record, the workers
@@ -53,6 +78,9 @@ type Example struct {
 	// Steps are the events that matter, oldest first, each "time worker f txn: what".
 	Steps []string `json:"steps,omitempty"`
 	Fault string   `json:"fault,omitempty"`
+	// Cause names the mechanism behind this instance, one of the anomaly's
+	// Causes; empty where the anomaly has a single mechanism.
+	Cause string `json:"cause,omitempty"`
 }
 
 // MaxExamples bounds the examples kept per anomaly.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -254,20 +255,41 @@ func (w *Worker) event(e history.Event) {
 }
 
 // fire records that the armed fault fired and performs its action. Kill never
-// returns.
+// returns; stop returns once the process is continued.
 func (w *Worker) fire(p Point) {
 	w.event(history.Event{Type: history.Info, F: history.FFaultFired, Fault: w.cfg.Arm.Fault,
 		Point: string(p), Txn: w.txnSeq, Attrs: map[string]string{"action": string(w.cfg.Arm.Action), "batch": strconv.Itoa(w.batches)}})
 	switch w.cfg.Arm.Action {
 	case ActionKill:
 		// The event above is in the kernel already (one write(2), no buffer).
-		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-		select {} // SIGKILL cannot be caught; wait for it
+		signalSelf(syscall.SIGKILL)
+		select {} // never reached: nothing of the loop may run after the point
 	case ActionStop:
 		// Freeze here, mid-transaction, connections up; the orchestrator
 		// sends SIGCONT once the replacement has fenced us.
-		_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
-		w.event(history.Event{Type: history.Info, F: "resumed", Fault: w.cfg.Arm.Fault, Txn: w.txnSeq})
+		signalSelf(syscall.SIGSTOP)
+		w.event(history.Event{Type: history.Info, F: history.FResumed, Fault: w.cfg.Arm.Fault, Txn: w.txnSeq})
+	}
+}
+
+// signalSelf sends sig to the calling thread, so that it acts before this
+// goroutine's next instruction. kill(2) directs a signal at the process, and
+// the kernel may let another thread take it later, the loop going on
+// meanwhile (the checker's fault-points part would see it: UNKNOWN). With
+// the goroutine locked to its thread, tgkill(2) makes the caller itself take
+// the signal on its return to user space; SIGKILL and SIGSTOP still act on
+// the whole process. Until SIGKILL lands the thread blocks: nothing after the
+// point runs.
+func signalSelf(sig syscall.Signal) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := syscall.Tgkill(os.Getpid(), syscall.Gettid(), sig); err != nil {
+		// Cannot happen for our own thread; the process-directed form is the
+		// fallback rather than going on unfaulted.
+		_ = syscall.Kill(os.Getpid(), sig)
+	}
+	if sig == syscall.SIGKILL {
+		select {}
 	}
 }
 

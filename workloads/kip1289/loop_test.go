@@ -15,7 +15,9 @@ import (
 
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/ctp/check"
 	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
 
@@ -45,11 +47,11 @@ func TestLedgerInTheCTPLoop(t *testing.T) {
 	var lines []string
 	for _, mode := range []ctp.AckMode{ctp.Transactional, ctp.Explicit} {
 		obs, figures := runCell(t, seeds, mode, records, workers)
-		allowed, err := ctp.AllowedFor(mode, "steady")
+		allowed, err := scenarios.AllowedFor(mode, "steady")
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := ctp.Check(obs, allowed)
+		res := check.Run(obs, allowed)
 		if res.Verdict != verdict.Pass || res.Counts.Duplicated != 0 || res.Counts.Lost != 0 || res.Counts.Processed != records {
 			t.Errorf("%s: %s (%s) counts %+v", mode, res.Verdict, res.Reason, res.Counts)
 		}

@@ -1,8 +1,6 @@
-package ctp
+package check
 
-import (
-	"sort"
-)
+import "sort"
 
 // Allowed is what one cell tolerates: the anomalies its ack mode allows in its
 // scenario (ORACLE.md), or why the cell does not apply at all. Anything the

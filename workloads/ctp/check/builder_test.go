@@ -1,4 +1,4 @@
-package ctp_test
+package check_test
 
 import (
 	"strings"
@@ -132,6 +132,32 @@ func (w *checkWorker) ack(kind string, recs []history.Rec) {
 
 func (w *checkWorker) fault(name string, point ctp.Point) {
 	w.add(history.Event{Type: history.Info, F: history.FFaultFired, Fault: name, Point: string(point)})
+}
+
+// faultAction fires a fault the way the worker records it, naming its action.
+func (w *checkWorker) faultAction(name string, point ctp.Point, action ctp.Action) {
+	w.add(history.Event{Type: history.Info, F: history.FFaultFired, Fault: name, Point: string(point), Txn: w.seq,
+		Attrs: map[string]string{"action": string(action)}})
+}
+
+// resumed records that a worker stopped by its fault runs again.
+func (w *checkWorker) resumed() {
+	w.add(history.Event{Type: history.Info, F: history.FResumed, Txn: w.seq})
+}
+
+// stop writes the worker's stop event (it lived to close its clients).
+func (w *checkWorker) stop(err string) {
+	w.add(history.Event{Type: history.Info, F: history.FStop, Error: err})
+}
+
+// ackOutcome invokes an ack of recs and records outcome (ok, fail or info).
+func (w *checkWorker) ackOutcome(kind string, recs []history.Rec, outcome history.Type) {
+	w.add(history.Event{Type: history.Invoke, F: history.FAck, Ack: kind, Records: recs})
+	e := history.Event{Type: outcome, F: history.FAck, Ack: kind, Records: recs}
+	if outcome != history.OK {
+		e.Error = "ack went wrong"
+	}
+	w.add(e)
 }
 
 // outputs makes the transaction's outputs of recs visible.

@@ -1,4 +1,4 @@
-package ctp_test
+package check_test
 
 import (
 	"reflect"
@@ -8,13 +8,15 @@ import (
 
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/ctp/check"
 )
 
 // checkAllowed is AllowedFor that fails the test on an unknown row.
-func checkAllowed(t *testing.T, mode ctp.AckMode, scenario string) ctp.Allowed {
+func checkAllowed(t *testing.T, mode ctp.AckMode, scenario string) check.Allowed {
 	t.Helper()
-	a, err := ctp.AllowedFor(mode, scenario)
+	a, err := scenarios.AllowedFor(mode, scenario)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +25,7 @@ func checkAllowed(t *testing.T, mode ctp.AckMode, scenario string) ctp.Allowed {
 
 // checkWant asserts the verdict, and that exactly the anomalies named are
 // found, with these counts.
-func checkWant(t *testing.T, res ctp.CheckResult, want verdict.Verdict, anomalies map[string]int) {
+func checkWant(t *testing.T, res check.Result, want verdict.Verdict, anomalies map[string]int) {
 	t.Helper()
 	if res.Verdict != want {
 		t.Errorf("verdict %s, want %s (reason: %s)", res.Verdict, want, res.Reason)
@@ -66,7 +68,7 @@ func TestCheckCleanRunPasses(t *testing.T) {
 		realization string
 	}{{ctp.Transactional, "ledger"}, {ctp.Transactional, "native"}, {ctp.Explicit, ""}, {ctp.Implicit, ""}} {
 		t.Run(string(tc.mode)+"/"+tc.realization, func(t *testing.T) {
-			res := ctp.Check(checkCleanRun(tc.mode, tc.realization).obs, checkAllowed(t, tc.mode, "steady"))
+			res := check.Run(checkCleanRun(tc.mode, tc.realization).obs, checkAllowed(t, tc.mode, "steady"))
 			checkWant(t, res, verdict.Pass, nil)
 			want := verdict.Counts{Input: 30, Processed: 30}
 			if res.Counts != want {
@@ -98,7 +100,7 @@ func checkCrashAfterCommit(mode ctp.AckMode, realization string) *checkCell {
 func TestCheckCrashAfterCommitDuplicatesAllowedInExplicitAndImplicit(t *testing.T) {
 	for _, mode := range []ctp.AckMode{ctp.Explicit, ctp.Implicit} {
 		t.Run(string(mode), func(t *testing.T) {
-			res := ctp.Check(checkCrashAfterCommit(mode, "").obs, checkAllowed(t, mode, "crash-after-commit"))
+			res := check.Run(checkCrashAfterCommit(mode, "").obs, checkAllowed(t, mode, "crash-after-commit"))
 			checkWant(t, res, verdict.Pass, map[string]int{verdict.AnomalyDuplicate: 5})
 			want := verdict.Counts{Input: 10, Processed: 10, Duplicated: 5, ExtraOutputs: 5}
 			if res.Counts != want {
@@ -114,7 +116,7 @@ func TestCheckCrashAfterCommitDuplicatesAllowedInExplicitAndImplicit(t *testing.
 // Must fail: the same duplicates in the transactional mode, where the acks
 // were in the transaction. The example shows both transactions and the fault.
 func TestCheckDuplicateInTransactionalIsAnomaly(t *testing.T) {
-	res := ctp.Check(checkCrashAfterCommit(ctp.Transactional, "ledger").obs,
+	res := check.Run(checkCrashAfterCommit(ctp.Transactional, "ledger").obs,
 		checkAllowed(t, ctp.Transactional, "crash-after-commit"))
 	checkWant(t, res, verdict.Anomaly, map[string]int{verdict.AnomalyDuplicate: 5})
 	if !reflect.DeepEqual(res.Disallowed, []string{verdict.AnomalyDuplicate}) {
@@ -177,7 +179,7 @@ func TestCheckLost(t *testing.T) {
 	buggyAccept := func(w *checkWorker, recs []history.Rec) { w.ack(history.AckAccept, recs) }
 
 	t.Run("explicit/explicit-abort", func(t *testing.T) {
-		res := ctp.Check(checkAbortedBatch(ctp.Explicit, buggyAccept).obs,
+		res := check.Run(checkAbortedBatch(ctp.Explicit, buggyAccept).obs,
 			checkAllowed(t, ctp.Explicit, "explicit-abort"))
 		checkWant(t, res, verdict.Anomaly, map[string]int{
 			verdict.AnomalyLost: 5, verdict.AnomalyAckWithoutOutput: 5})
@@ -197,13 +199,13 @@ func TestCheckLost(t *testing.T) {
 		}
 	})
 	t.Run("implicit/explicit-abort", func(t *testing.T) {
-		res := ctp.Check(checkAbortedBatch(ctp.Implicit, implicitAccept).obs,
+		res := check.Run(checkAbortedBatch(ctp.Implicit, implicitAccept).obs,
 			checkAllowed(t, ctp.Implicit, "explicit-abort"))
 		checkWant(t, res, verdict.Pass, map[string]int{
 			verdict.AnomalyLost: 5, verdict.AnomalyAckWithoutOutput: 5})
 	})
 	t.Run("implicit/steady", func(t *testing.T) {
-		res := ctp.Check(checkAbortedBatch(ctp.Implicit, implicitAccept).obs,
+		res := check.Run(checkAbortedBatch(ctp.Implicit, implicitAccept).obs,
 			checkAllowed(t, ctp.Implicit, "steady"))
 		checkWant(t, res, verdict.Anomaly, map[string]int{
 			verdict.AnomalyLost: 5, verdict.AnomalyAckWithoutOutput: 5})
@@ -213,7 +215,7 @@ func TestCheckLost(t *testing.T) {
 			w.ack(history.AckRelease, recs)
 			w.process(2, checkSpan(0, 5)...)
 		})
-		res := ctp.Check(c.obs, checkAllowed(t, ctp.Explicit, "explicit-abort"))
+		res := check.Run(c.obs, checkAllowed(t, ctp.Explicit, "explicit-abort"))
 		checkWant(t, res, verdict.Pass, nil)
 	})
 }
@@ -228,7 +230,7 @@ func TestCheckArchived(t *testing.T) {
 	recs := w1.poll(1, 1)
 	w1.ack(history.AckReject, recs)
 	w1.process(1, 2, 3)
-	res := ctp.Check(c.obs, checkAllowed(t, ctp.Implicit, "explicit-abort"))
+	res := check.Run(c.obs, checkAllowed(t, ctp.Implicit, "explicit-abort"))
 	checkWant(t, res, verdict.Anomaly, map[string]int{
 		verdict.AnomalyLost: 2, verdict.AnomalyAckWithoutOutput: 2, verdict.AnomalyArchived: 2})
 	if !reflect.DeepEqual(res.Disallowed, []string{verdict.AnomalyArchived}) {
@@ -251,7 +253,7 @@ func TestCheckAbortedRead(t *testing.T) {
 			w.outputs(1, recs[:1]) // the aborted transaction's first output shows
 			w.process(2, checkSpan(0, 5)...)
 		})
-		res := ctp.Check(c.obs, checkAllowed(t, ctp.Explicit, "explicit-abort"))
+		res := check.Run(c.obs, checkAllowed(t, ctp.Explicit, "explicit-abort"))
 		checkWant(t, res, verdict.Anomaly, map[string]int{
 			verdict.AnomalyAbortedRead: 1, verdict.AnomalyTornTransaction: 1, verdict.AnomalyDuplicate: 1})
 		if s := res.Anomalies[verdict.AnomalyAbortedRead].Examples[0].Summary; !strings.Contains(s, "w1.1 txn 1") ||
@@ -268,7 +270,7 @@ func TestCheckAbortedRead(t *testing.T) {
 		w1.txnAcks(recs)
 		w1.commit(recs, history.Fail)
 		w1.outputs(txn, recs)
-		res := ctp.Check(c.obs, checkAllowed(t, ctp.Transactional, "steady"))
+		res := check.Run(c.obs, checkAllowed(t, ctp.Transactional, "steady"))
 		checkWant(t, res, verdict.Anomaly, map[string]int{verdict.AnomalyAbortedRead: 5})
 	})
 	t.Run("never-committed", func(t *testing.T) {
@@ -280,7 +282,7 @@ func TestCheckAbortedRead(t *testing.T) {
 		w1.fault("crash-after-send", ctp.PointAfterSend)
 		w1.outputs(txn, recs) // the broker should have aborted it
 		w2.process(2, checkSpan(0, 5)...)
-		res := ctp.Check(c.obs, checkAllowed(t, ctp.Explicit, "crash-after-send"))
+		res := check.Run(c.obs, checkAllowed(t, ctp.Explicit, "crash-after-send"))
 		checkWant(t, res, verdict.Anomaly, map[string]int{
 			verdict.AnomalyAbortedRead: 5, verdict.AnomalyDuplicate: 5})
 		if s := res.Anomalies[verdict.AnomalyAbortedRead].Examples[0].Summary; !strings.Contains(s, "never invoked commit") {
@@ -298,7 +300,7 @@ func TestCheckAbortedRead(t *testing.T) {
 		w1.outputs(txn, recs) // it did commit
 		w1.poll(2, checkSpan(0, 5)...)
 		w1.ack(history.AckAccept, recs) // the next holder saw it committed (ledger-style)
-		res := ctp.Check(c.obs, checkAllowed(t, ctp.Explicit, "steady"))
+		res := check.Run(c.obs, checkAllowed(t, ctp.Explicit, "steady"))
 		checkWant(t, res, verdict.Pass, nil)
 	})
 }
@@ -317,7 +319,7 @@ func TestCheckTornTransaction(t *testing.T) {
 		w1.ack(history.AckRelease, recs)
 		w1.outputs(txn, recs[:3])
 		w2.process(2, 3, 4) // r-3, r-4 get their output elsewhere: nothing is lost
-		res := ctp.Check(c.obs, checkAllowed(t, ctp.Transactional, "steady"))
+		res := check.Run(c.obs, checkAllowed(t, ctp.Transactional, "steady"))
 		checkWant(t, res, verdict.Anomaly, map[string]int{verdict.AnomalyTornTransaction: 1})
 		ex := res.Anomalies[verdict.AnomalyTornTransaction].Examples[0]
 		if ex.Record != "r-000003" || !strings.Contains(ex.Summary, "w1.1 txn 1 produced 5 outputs but only 3 are visible; missing: r-000003, r-000004") {
@@ -334,7 +336,7 @@ func TestCheckTornTransaction(t *testing.T) {
 		w1.commit(recs, history.Info)
 		w1.ack(history.AckRelease, recs)
 		w2.process(2, checkSpan(0, 5)...)
-		res := ctp.Check(c.obs, checkAllowed(t, ctp.Transactional, "steady"))
+		res := check.Run(c.obs, checkAllowed(t, ctp.Transactional, "steady"))
 		checkWant(t, res, verdict.Pass, nil)
 	})
 }
@@ -371,7 +373,7 @@ func TestCheckPhantoms(t *testing.T) {
 		o.Value = ctp.Transform(ctp.Payload(o.Key))
 		o.Src = "garbage"
 	})
-	res := ctp.Check(c.obs, checkAllowed(t, ctp.Explicit, "broker-kill"))
+	res := check.Run(c.obs, checkAllowed(t, ctp.Explicit, "broker-kill"))
 	checkWant(t, res, verdict.Anomaly, map[string]int{verdict.AnomalyPhantomOutput: 5})
 	if res.Counts.Phantoms != 5 || res.Counts.Duplicated != 0 || res.Counts.Processed != 30 {
 		t.Errorf("counts %+v: phantoms are no processing, so no duplicates", res.Counts)
@@ -413,7 +415,7 @@ func checkPendingRedelivery(realization string) *checkCell {
 // comes after the first worker's outcome or death.
 func TestCheckRedeliveredWhilePending(t *testing.T) {
 	t.Run("native", func(t *testing.T) {
-		res := ctp.Check(checkPendingRedelivery("native").obs,
+		res := check.Run(checkPendingRedelivery("native").obs,
 			checkAllowed(t, ctp.Transactional, "lock-expiry-during-txn"))
 		checkWant(t, res, verdict.Anomaly, map[string]int{verdict.AnomalyRedeliveredWhilePending: 5})
 		ex := res.Anomalies[verdict.AnomalyRedeliveredWhilePending].Examples[0]
@@ -426,7 +428,7 @@ func TestCheckRedeliveredWhilePending(t *testing.T) {
 		}
 	})
 	t.Run("ledger", func(t *testing.T) {
-		res := ctp.Check(checkPendingRedelivery("ledger").obs,
+		res := check.Run(checkPendingRedelivery("ledger").obs,
 			checkAllowed(t, ctp.Transactional, "lock-expiry-during-txn"))
 		checkWant(t, res, verdict.Pass, nil)
 	})
@@ -439,7 +441,7 @@ func TestCheckRedeliveredWhilePending(t *testing.T) {
 		w1.txnAcks(recs)
 		w1.fault("crash-after-acks", ctp.PointAfterAcks) // and SIGKILL
 		c.worker("w1.2").process(2, checkSpan(0, 5)...)
-		res := ctp.Check(c.obs, checkAllowed(t, ctp.Transactional, "crash-after-acks"))
+		res := check.Run(c.obs, checkAllowed(t, ctp.Transactional, "crash-after-acks"))
 		checkWant(t, res, verdict.Pass, nil)
 	})
 	// A zombie (SIGSTOPped, connection up) is fenced by its replacement's
@@ -460,11 +462,11 @@ func TestCheckRedeliveredWhilePending(t *testing.T) {
 		return c
 	}
 	t.Run("native/zombie-fenced-by-same-id", func(t *testing.T) {
-		res := ctp.Check(zombie("txid-w1").obs, checkAllowed(t, ctp.Transactional, "zombie-fenced"))
+		res := check.Run(zombie("txid-w1").obs, checkAllowed(t, ctp.Transactional, "zombie-fenced"))
 		checkWant(t, res, verdict.Pass, nil)
 	})
 	t.Run("native/zombie-with-fresh-id", func(t *testing.T) {
-		res := ctp.Check(zombie("txid-fresh").obs, checkAllowed(t, ctp.Transactional, "zombie-fenced"))
+		res := check.Run(zombie("txid-fresh").obs, checkAllowed(t, ctp.Transactional, "zombie-fenced"))
 		checkWant(t, res, verdict.Anomaly, map[string]int{verdict.AnomalyRedeliveredWhilePending: 5})
 	})
 }
@@ -476,7 +478,7 @@ func TestCheckUnseenIsUnknown(t *testing.T) {
 		c := newCheckCell(ctp.Transactional, "ledger", 5)
 		c.worker("w1.1").process(1, 0, 1, 2)
 		c.obs.ShareStart[0] = 3
-		res := ctp.Check(c.obs, checkAllowed(t, ctp.Transactional, "steady"))
+		res := check.Run(c.obs, checkAllowed(t, ctp.Transactional, "steady"))
 		checkWant(t, res, verdict.Unknown, map[string]int{verdict.AnomalyUnseen: 2})
 		if res.Counts.Unseen != 2 || res.Counts.Lost != 0 || !strings.Contains(res.Reason, "2 of 5 input ids unseen") {
 			t.Errorf("counts %+v, reason %q", res.Counts, res.Reason)
@@ -486,7 +488,7 @@ func TestCheckUnseenIsUnknown(t *testing.T) {
 		c := newCheckCell(ctp.Transactional, "ledger", 5)
 		c.worker("w1.1").process(1, 0, 1, 2)
 		delete(c.obs.ShareStart, 0)
-		res := ctp.Check(c.obs, checkAllowed(t, ctp.Transactional, "steady"))
+		res := check.Run(c.obs, checkAllowed(t, ctp.Transactional, "steady"))
 		checkWant(t, res, verdict.Unknown, map[string]int{verdict.AnomalyUnseen: 2})
 		if !strings.Contains(res.Reason, "share start offset unknown for input partitions [0]") {
 			t.Errorf("reason %q", res.Reason)
@@ -497,18 +499,18 @@ func TestCheckUnseenIsUnknown(t *testing.T) {
 		for i := 10; i < 12; i++ { // r-10, r-11 seeded, not reached yet
 			c.obs.Inputs = append(c.obs.Inputs, ctp.Input{ID: ctp.InputID(i), Partition: 0, Offset: int64(i)})
 		}
-		res := ctp.Check(c.obs, checkAllowed(t, ctp.Transactional, "crash-after-commit"))
+		res := check.Run(c.obs, checkAllowed(t, ctp.Transactional, "crash-after-commit"))
 		checkWant(t, res, verdict.Anomaly, map[string]int{verdict.AnomalyDuplicate: 5, verdict.AnomalyUnseen: 2})
 	})
 	t.Run("no-input", func(t *testing.T) {
-		res := ctp.Check(ctp.Observation{Mode: ctp.Explicit}, checkAllowed(t, ctp.Explicit, "steady"))
+		res := check.Run(ctp.Observation{Mode: ctp.Explicit}, checkAllowed(t, ctp.Explicit, "steady"))
 		checkWant(t, res, verdict.Unknown, nil)
 	})
 }
 
 // A cell whose mode has no such point is N/A, never PASS.
 func TestCheckNotApplicable(t *testing.T) {
-	res := ctp.Check(checkCleanRun(ctp.Explicit, "").obs, checkAllowed(t, ctp.Explicit, "crash-after-acks"))
+	res := check.Run(checkCleanRun(ctp.Explicit, "").obs, checkAllowed(t, ctp.Explicit, "crash-after-acks"))
 	if res.Verdict != verdict.NA || !strings.Contains(res.Reason, "n/a") {
 		t.Errorf("verdict %s reason %q, want N/A", res.Verdict, res.Reason)
 	}
@@ -520,9 +522,9 @@ func TestCheckDeterministic(t *testing.T) {
 	c := checkCrashAfterCommit(ctp.Transactional, "native")
 	c.obs.ShareStart[0] = 8
 	c.obs.Outputs = c.obs.Outputs[:len(c.obs.Outputs)-4]
-	first := ctp.Check(c.obs, checkAllowed(t, ctp.Transactional, "steady"))
+	first := check.Run(c.obs, checkAllowed(t, ctp.Transactional, "steady"))
 	for range 20 {
-		if again := ctp.Check(c.obs, checkAllowed(t, ctp.Transactional, "steady")); !reflect.DeepEqual(first, again) {
+		if again := check.Run(c.obs, checkAllowed(t, ctp.Transactional, "steady")); !reflect.DeepEqual(first, again) {
 			t.Fatalf("results differ:\n%+v\n%+v", first, again)
 		}
 	}
@@ -553,7 +555,7 @@ func TestCheckReseededInput(t *testing.T) {
 	c.worker("w1.1").process(1, 0, 2, 3)
 	c.output("w9.1", 1, 1)
 	c.obs.Outputs[len(c.obs.Outputs)-1].Src = ctp.Src(checkInputTopic, 0, 4)
-	res := ctp.Check(c.obs, checkAllowed(t, ctp.Explicit, "steady"))
+	res := check.Run(c.obs, checkAllowed(t, ctp.Explicit, "steady"))
 	checkWant(t, res, verdict.Pass, nil)
 	if res.Counts.Input != 4 || res.Counts.Processed != 4 {
 		t.Errorf("counts %+v", res.Counts)
@@ -561,6 +563,6 @@ func TestCheckReseededInput(t *testing.T) {
 
 	c.obs.Outputs = c.obs.Outputs[:len(c.obs.Outputs)-1]
 	c.obs.ShareStart[0] = 3 // done with the first copy of r-000001 only
-	res = ctp.Check(c.obs, checkAllowed(t, ctp.Explicit, "steady"))
+	res = check.Run(c.obs, checkAllowed(t, ctp.Explicit, "steady"))
 	checkWant(t, res, verdict.Unknown, map[string]int{verdict.AnomalyUnseen: 1})
 }

@@ -1,9 +1,11 @@
-package ctp_test
+package check_test
 
 import (
 	"testing"
 
+	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/ctp/check"
 )
 
 // checkBenchCell is a transactional (native) cell of n records processed by
@@ -42,14 +44,14 @@ func BenchmarkCheck(b *testing.B) {
 	}{{"clean", 0}, {"duplicates", 100}} {
 		b.Run(tc.name, func(b *testing.B) {
 			c := checkBenchCell(n, tc.dupEvery)
-			allowed, err := ctp.AllowedFor(ctp.Transactional, "steady")
+			allowed, err := scenarios.AllowedFor(ctp.Transactional, "steady")
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
-			var res ctp.CheckResult
+			var res check.Result
 			for b.Loop() {
-				res = ctp.Check(c.obs, allowed)
+				res = check.Run(c.obs, allowed)
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 			b.ReportMetric(float64(len(c.obs.History)), "events")

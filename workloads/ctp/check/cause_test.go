@@ -1,0 +1,199 @@
+package check_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sharechaos/sharechaos/internal/history"
+	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/ctp/check"
+)
+
+// checkCause asserts that anomaly was found n times, all with cause, and that
+// its first example names the cause and, in its summary, the mechanism.
+func checkCause(t *testing.T, res check.Result, anomaly, cause string, n int, mechanism string) {
+	t.Helper()
+	f := res.Anomalies[anomaly]
+	if f.Count != n || f.Causes[cause] != n || len(f.Causes) != 1 {
+		t.Errorf("%s: count %d causes %v, want %d x %q", anomaly, f.Count, f.Causes, n, cause)
+		return
+	}
+	ex := f.Examples[0]
+	if ex.Cause != cause || !strings.Contains(ex.Summary, cause) || !strings.Contains(ex.Summary, mechanism) {
+		t.Errorf("%s example: cause %q summary %q, want %q and %q", anomaly, ex.Cause, ex.Summary, cause, mechanism)
+	}
+}
+
+// Must pass, naming the cause: ORACLE.md 4b, a crash after the commit
+// duplicates in explicit and implicit.
+func TestDuplicateCauseCrashAfterCommit(t *testing.T) {
+	for _, mode := range []ctp.AckMode{ctp.Explicit, ctp.Implicit} {
+		t.Run(string(mode), func(t *testing.T) {
+			res := check.Run(checkCrashAfterCommit(mode, "").obs, checkAllowed(t, mode, "crash-after-commit"))
+			checkWant(t, res, verdict.Pass, map[string]int{verdict.AnomalyDuplicate: 5})
+			checkCause(t, res, verdict.AnomalyDuplicate, check.CauseCrashAfterCommit, 5,
+				"w1.1's history ends after w1.1 txn 1's commit ok")
+			if s := res.Anomalies[verdict.AnomalyDuplicate].Examples[0].Summary; !strings.Contains(s, "w1.1 txn 1 (delivery 1), w2.1 txn 1 (delivery 2)") {
+				t.Errorf("summary %q does not name both deliveries", s)
+			}
+		})
+	}
+}
+
+// Must fail in every mode: two outputs of one input written by one
+// transaction of one delivery, which no redelivery produces, even where the
+// row allows duplicates.
+func TestDuplicateFromOneTransactionIsAnomaly(t *testing.T) {
+	for _, mode := range ctp.Modes {
+		t.Run(string(mode), func(t *testing.T) {
+			c := newCheckCell(mode, "ledger", 5)
+			w1 := c.worker("w1.1")
+			txn := w1.process(1, checkSpan(0, 5)...)
+			w1.outputs(txn, c.obs.History[1].Records[:2]) // r-0, r-1 written twice by txn 1
+			res := check.Run(c.obs, checkAllowed(t, mode, "crash-after-commit"))
+			checkWant(t, res, verdict.Anomaly, map[string]int{verdict.AnomalyDuplicateInOneDelivery: 2})
+			checkCause(t, res, verdict.AnomalyDuplicateInOneDelivery, check.CauseOneTransaction, 2, "both outputs are w1.1 txn 1's")
+			if res.Counts.Duplicated != 2 || res.Counts.ExtraOutputs != 2 {
+				t.Errorf("counts %+v: duplicated counts every id with two outputs", res.Counts)
+			}
+			if !strings.Contains(res.Reason, "duplicate-in-one-delivery 2 (one transaction wrote it twice 2)") {
+				t.Errorf("reason %q does not name the cause", res.Reason)
+			}
+		})
+	}
+}
+
+// Must fail: one poll's records committed in two transactions.
+func TestDuplicateFromOneDeliveryInTwoTransactionsIsAnomaly(t *testing.T) {
+	for _, mode := range []ctp.AckMode{ctp.Explicit, ctp.Implicit} {
+		t.Run(string(mode), func(t *testing.T) {
+			c := newCheckCell(mode, "", 5)
+			w1 := c.worker("w1.1")
+			recs := w1.poll(1, checkSpan(0, 5)...)
+			w1.commitBatch(recs)
+			w1.commitBatch(recs) // a buggy loop retrying without polling again
+			w1.acceptAfterCommit(recs)
+			res := check.Run(c.obs, checkAllowed(t, mode, "broker-kill"))
+			checkWant(t, res, verdict.Anomaly, map[string]int{verdict.AnomalyDuplicateInOneDelivery: 5})
+			checkCause(t, res, verdict.AnomalyDuplicateInOneDelivery, check.CauseOneDelivery, 5, "processed the same poll")
+		})
+	}
+}
+
+// Must fail: an explicit worker ACCEPTed ok after its commit, and the record
+// was processed again: nothing the history shows explains it.
+func TestDuplicateAfterAcceptOKIsUnexplained(t *testing.T) {
+	c := newCheckCell(ctp.Explicit, "", 5)
+	w1, w2 := c.worker("w1.1"), c.worker("w2.1")
+	w1.process(1, checkSpan(0, 5)...)
+	w2.process(2, checkSpan(0, 5)...)
+	res := check.Run(c.obs, checkAllowed(t, ctp.Explicit, "broker-kill"))
+	checkWant(t, res, verdict.Anomaly, map[string]int{verdict.AnomalyDuplicateUnexplained: 5})
+	checkCause(t, res, verdict.AnomalyDuplicateUnexplained, check.CauseAcceptedYetRedelivered, 5, "w1.1 ACCEPTed it ok")
+}
+
+// Must pass, naming each cause, where the row allows duplicates.
+func TestDuplicateCausesAllowed(t *testing.T) {
+	for _, tc := range []struct {
+		name, cause, mechanism string
+		mode                   ctp.AckMode
+		first                  func(w *checkWorker, recs []history.Rec)
+	}{
+		{"ack-failed", check.CauseAckFailed, "accept after the commit failed", ctp.Explicit,
+			func(w *checkWorker, recs []history.Rec) {
+				w.commitBatch(recs)
+				w.ackOutcome(history.AckAccept, recs, history.Fail)
+			}},
+		{"ack-unknown", check.CauseAckUnknown, "unknown outcome", ctp.Explicit,
+			func(w *checkWorker, recs []history.Rec) {
+				w.commitBatch(recs)
+				w.ackOutcome(history.AckAccept, recs, history.Info)
+			}},
+		{"commit-unknown", check.CauseCommitUnknown, "commit info", ctp.Explicit,
+			func(w *checkWorker, recs []history.Rec) {
+				txn := w.begin()
+				w.send(recs)
+				w.commit(recs, history.Info)
+				w.ack(history.AckRelease, recs)
+				w.outputs(txn, recs)
+			}},
+		{"released", check.CauseReleased, "came back as delivery 2", ctp.Implicit,
+			func(w *checkWorker, recs []history.Rec) {
+				w.commitBatch(recs) // its acks ride on a fetch whose connection drops
+				w.poll(1, 7)
+				w.stop("")
+			}},
+		{"fenced-zombie", check.CauseFencedZombie, "stopped or superseded", ctp.Implicit,
+			func(w *checkWorker, recs []history.Rec) {
+				w.commitBatch(recs)
+				w.poll(1, 7)
+				w.begin()
+				w.faultAction("zombie-fenced", ctp.PointBeforeCommit, ctp.ActionStop)
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCheckCell(tc.mode, "", 8)
+			w1 := c.worker("w1.1")
+			tc.first(w1, w1.poll(1, checkSpan(0, 5)...))
+			w2 := c.worker("w2.1")
+			w2.process(2, checkSpan(0, 5)...)
+			w2.process(1, 5, 6)
+			w2.process(2, 7)
+			res := check.Run(c.obs, checkAllowed(t, tc.mode, "broker-kill"))
+			checkWant(t, res, verdict.Pass, map[string]int{verdict.AnomalyDuplicate: 5})
+			checkCause(t, res, verdict.AnomalyDuplicate, tc.cause, 5, tc.mechanism)
+		})
+	}
+}
+
+// Must pass, naming the cause: implicit loses the batch its next poll
+// accepts after an abort (ORACLE.md 6).
+func TestLossCauseAcceptedByNextPoll(t *testing.T) {
+	c := checkAbortedBatch(ctp.Implicit, func(w *checkWorker, _ []history.Rec) { w.poll(1, 5) })
+	res := check.Run(c.obs, checkAllowed(t, ctp.Implicit, "explicit-abort"))
+	checkWant(t, res, verdict.Pass, map[string]int{verdict.AnomalyLost: 5, verdict.AnomalyAckWithoutOutput: 5})
+	checkCause(t, res, verdict.AnomalyLost, check.CauseAcceptedByNextPoll, 5, "w1.1 txn 1 ended with abort ok; w1.1 polled again")
+}
+
+// Must fail in every mode: a record lost although its transaction
+// committed, even where implicit may lose records after an abort.
+func TestLossAfterCommitIsAnomaly(t *testing.T) {
+	for _, mode := range ctp.Modes {
+		t.Run(string(mode), func(t *testing.T) {
+			c := newCheckCell(mode, "ledger", 5)
+			w1 := c.worker("w1.1")
+			recs := w1.poll(1, checkSpan(0, 5)...)
+			w1.commitBatch(recs)
+			w1.acceptAfterCommit(recs)
+			w1.poll(1)                        // implicit: the next poll accepts
+			c.obs.Outputs = c.obs.Outputs[:3] // r-3, r-4 committed, yet not visible
+			res := check.Run(c.obs, checkAllowed(t, mode, "explicit-abort"))
+			want := map[string]int{verdict.AnomalyLostAfterCommit: 2, verdict.AnomalyAckWithoutOutput: 2,
+				verdict.AnomalyTornTransaction: 1}
+			checkWant(t, res, verdict.Anomaly, want)
+			checkCause(t, res, verdict.AnomalyLostAfterCommit, check.CauseTxnCommitted, 2, "w1.1 txn 1 committed (commit ok)")
+		})
+	}
+}
+
+// Must fail: implicit loss where the aborting worker died: its batch was
+// released with its connection, not accepted, so nothing explains the loss.
+func TestLossWithoutAcceptIsUnexplained(t *testing.T) {
+	c := checkAbortedBatch(ctp.Implicit, func(*checkWorker, []history.Rec) {})
+	// checkAbortedBatch's w2.1 starts after w1.1's abort; w1.1 writes nothing more.
+	res := check.Run(c.obs, checkAllowed(t, ctp.Implicit, "explicit-abort"))
+	checkWant(t, res, verdict.Anomaly, map[string]int{verdict.AnomalyLostUnexplained: 5, verdict.AnomalyAckWithoutOutput: 5})
+	checkCause(t, res, verdict.AnomalyLostUnexplained, check.CauseNoAbortThenAccept, 5, "none followed by an accept")
+}
+
+// Must fail: in explicit mode a later poll accepts nothing; a record
+// RELEASEd after its abort and then lost is unexplained.
+func TestLossAfterReleaseIsUnexplainedInExplicit(t *testing.T) {
+	c := checkAbortedBatch(ctp.Explicit, func(w *checkWorker, recs []history.Rec) {
+		w.ack(history.AckRelease, recs)
+		w.poll(1, 5)
+	})
+	res := check.Run(c.obs, checkAllowed(t, ctp.Explicit, "explicit-abort"))
+	checkWant(t, res, verdict.Anomaly, map[string]int{verdict.AnomalyLostUnexplained: 5, verdict.AnomalyAckWithoutOutput: 5})
+}

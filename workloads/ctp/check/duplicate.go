@@ -1,0 +1,230 @@
+package check
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/sharechaos/sharechaos/internal/history"
+	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+)
+
+// checkDuplicates owns processed and the duplicate counts (CONTRACT.md: an
+// input id with two or more valid committed outputs is duplicated), and
+// names each duplicate by its cause.
+//
+// Redelivery is the only way at-least-once modes may duplicate: the first
+// delivery committed its output but its ack did not take, so the record was
+// delivered again. So a duplicate is "duplicate" (which explicit and
+// implicit cells allow) only when its outputs come from different deliveries
+// and the history shows why the first delivery's ack did not take (cause.go).
+// Two outputs of one delivery are "duplicate-in-one-delivery"; different
+// deliveries without a reason are "duplicate-unexplained"; no cell allows
+// either. An id with three outputs takes the worst of its consecutive pairs.
+func checkDuplicates(s *state) *part {
+	p := newPart()
+	dups := make(map[string]bool)
+	for _, id := range s.ids {
+		if outs := s.valid[id]; len(outs) > 1 {
+			dups[id] = true
+		}
+	}
+	acks := s.acksAfterCommit(dups)
+	for _, id := range s.ids {
+		outs := s.valid[id]
+		if len(outs) == 0 {
+			continue
+		}
+		p.counts.Processed++
+		if len(outs) < 2 {
+			continue
+		}
+		p.counts.Duplicated++
+		p.counts.ExtraOutputs += len(outs) - 1
+		copies := s.outputCopies(id, outs)
+		worst := dupJudgement{class: dupRedelivered}
+		for i := 1; i < len(copies); i++ {
+			if j := s.judgeDuplicate(copies[i-1], copies[i], acks); i == 1 || j.class > worst.class {
+				worst = j
+			}
+		}
+		p.report(worst.anomaly(), id, worst.cause, func() string { return s.duplicateSummary(copies, worst) })
+	}
+	return p
+}
+
+// outputCopy is one valid output of a duplicated record and where it came from.
+type outputCopy struct {
+	output int // index into obs.Outputs
+	txn    txnRef
+	from   delivery
+	end    int64 // when its transaction ended, for ordering
+}
+
+// outputCopies returns the record's outputs in the order their transactions
+// ended (the commit's outcome; a transaction without one at its worker's last
+// event), ties by where the output sits.
+func (s *state) outputCopies(id string, outs []int) []outputCopy {
+	copies := make([]outputCopy, len(outs))
+	for i, idx := range outs {
+		o := s.obs.Outputs[idx]
+		c := outputCopy{output: idx, txn: txnRef{o.Worker, o.Txn}, end: math.MaxInt64}
+		if info := s.txns[c.txn]; info != nil {
+			c.from = info.from[id]
+			c.end = info.closedAt
+			if c.end == 0 {
+				c.end = s.lastTS[o.Worker]
+			}
+		}
+		copies[i] = c
+	}
+	outputs := s.obs.Outputs
+	sort.SliceStable(copies, func(i, j int) bool {
+		if copies[i].end != copies[j].end {
+			return copies[i].end < copies[j].end
+		}
+		return outputLess(outputs[copies[i].output], outputs[copies[j].output])
+	})
+	return copies
+}
+
+// dupClass orders the kinds of duplicate, worst last.
+type dupClass int
+
+const (
+	dupRedelivered dupClass = iota
+	dupUnexplained
+	dupOneDelivery
+)
+
+// dupJudgement is the kind of one pair of outputs, its cause and the detail
+// an example shows.
+type dupJudgement struct {
+	class  dupClass
+	cause  string
+	detail string
+}
+
+func (j dupJudgement) anomaly() string {
+	switch j.class {
+	case dupOneDelivery:
+		return verdict.AnomalyDuplicateInOneDelivery
+	case dupUnexplained:
+		return verdict.AnomalyDuplicateUnexplained
+	}
+	return verdict.AnomalyDuplicate
+}
+
+// judgeDuplicate says why the record has an output from b after one from a.
+func (s *state) judgeDuplicate(a, b outputCopy, acks map[workerRecord][]ackSeen) dupJudgement {
+	switch {
+	case a.txn == b.txn:
+		return dupJudgement{dupOneDelivery, CauseOneTransaction, fmt.Sprintf("both outputs are %s's", a.txn)}
+	case a.txn.worker == b.txn.worker && a.from.poll != 0 && a.from.poll == b.from.poll:
+		return dupJudgement{dupOneDelivery, CauseOneDelivery,
+			fmt.Sprintf("%s and txn %d processed the same poll (at %s)", a.txn, b.txn.seq, s.at(a.from.ts))}
+	}
+	info := s.txns[a.txn]
+	switch info.outcome() {
+	case txnUnrecorded:
+		return dupJudgement{dupUnexplained, CauseNoHistory, fmt.Sprintf("no event names %s", a.txn)}
+	case txnAborted, txnNeverCommitted:
+		return dupJudgement{dupRedelivered, CauseFirstNotCommitted, fmt.Sprintf("%s did not commit, yet its output shows", a.txn)}
+	case txnUnknown:
+		return dupJudgement{dupRedelivered, CauseCommitUnknown, fmt.Sprintf("%s ended %s", a.txn, info.endedBy)}
+	}
+	w, committed := a.txn.worker, info.closedAt
+	accepted := false
+	for _, ack := range acks[workerRecord{w, s.obs.Outputs[a.output].Key}] {
+		if ack.ts < committed {
+			continue
+		}
+		switch {
+		case ack.typ == history.Fail:
+			return dupJudgement{dupRedelivered, CauseAckFailed, fmt.Sprintf("%s's %s after the commit failed at %s", w, ack.kind, s.at(ack.ts))}
+		case ack.typ == history.Info:
+			return dupJudgement{dupRedelivered, CauseAckUnknown, fmt.Sprintf("%s's %s after the commit has an unknown outcome (%s)", w, ack.kind, s.at(ack.ts))}
+		case ack.kind == history.AckRelease:
+			return dupJudgement{dupRedelivered, CauseReleased, fmt.Sprintf("%s RELEASEd it after the commit", w)}
+		case ack.kind == history.AckAccept:
+			accepted = true
+		}
+	}
+	if accepted {
+		return dupJudgement{dupUnexplained, CauseAcceptedYetRedelivered,
+			fmt.Sprintf("%s ACCEPTed it ok after %s committed", w, a.txn)}
+	}
+	if at := s.zombieAfter(w, committed); at != 0 {
+		return dupJudgement{dupRedelivered, CauseFencedZombie,
+			fmt.Sprintf("%s was stopped or superseded at %s, before any ack after its commit", w, s.at(at))}
+	}
+	if _, stopped := s.stoppedAt[w]; !stopped {
+		return dupJudgement{dupRedelivered, CauseCrashAfterCommit,
+			fmt.Sprintf("%s's history ends after %s's commit ok with no ack ok for it", w, a.txn)}
+	}
+	if b.from.count > a.from.count || (b.txn.worker != w && (a.from.count == 0 || b.from.count == 0)) {
+		return dupJudgement{dupRedelivered, CauseReleased,
+			fmt.Sprintf("%s lived on without an ack ok; it came back as delivery %d", w, b.from.count)}
+	}
+	return dupJudgement{dupUnexplained, CauseNoLaterDelivery,
+		fmt.Sprintf("the second output's delivery %d is not later than the first's %d", b.from.count, a.from.count)}
+}
+
+// zombieAfter returns when worker was first stopped by its fault (a zombie)
+// or superseded by another worker with its transactional id after ts, 0 if
+// neither happened.
+func (s *state) zombieAfter(worker string, ts int64) int64 {
+	at := s.fencedAfter(worker, ts)
+	for _, f := range s.faults {
+		if f.Worker == worker && f.Action == string(ctp.ActionStop) && f.At.UnixNano() > ts {
+			if n := f.At.UnixNano(); at == 0 || n < at {
+				at = n
+			}
+			break
+		}
+	}
+	return at
+}
+
+// ackSeen is the completion of a non-transactional ack of one record.
+type ackSeen struct {
+	ts   int64
+	typ  history.Type
+	kind string
+}
+
+// acksAfterCommit returns the ack completions (ok, fail, info) of the given
+// records by worker, oldest first, from one pass over the history: only
+// duplicated records need them, so they are not part of the shared state.
+func (s *state) acksAfterCommit(ids map[string]bool) map[workerRecord][]ackSeen {
+	acks := make(map[workerRecord][]ackSeen)
+	if len(ids) == 0 {
+		return acks
+	}
+	for _, e := range s.obs.History {
+		if e.F != history.FAck || e.Type == history.Invoke {
+			continue
+		}
+		for _, r := range e.Records {
+			if ids[r.ID] {
+				k := workerRecord{e.Worker, r.ID}
+				acks[k] = append(acks[k], ackSeen{e.TS, e.Type, e.Ack})
+			}
+		}
+	}
+	return acks
+}
+
+// duplicateSummary names the outputs, their deliveries and the mechanism.
+func (s *state) duplicateSummary(copies []outputCopy, j dupJudgement) string {
+	from := make([]string, len(copies))
+	for i, c := range copies {
+		from[i] = c.txn.String()
+		if c.from.count > 0 {
+			from[i] += fmt.Sprintf(" (delivery %d)", c.from.count)
+		}
+	}
+	return fmt.Sprintf("%d committed outputs, from %s; %s: %s", len(copies), strings.Join(from, ", "), j.cause, j.detail)
+}
