@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -33,6 +34,10 @@ type Consumer struct {
 	sessions map[int32]*session
 	next     int // round-robin position over the brokers to fetch from
 	closed   bool
+
+	// gapsSent counts offsets sent as GAP, for tests to see that control
+	// records were settled by the consumer rather than by lock expiry.
+	gapsSent atomic.Int64
 }
 
 // New builds a client, joins the share group and returns once the
@@ -287,6 +292,7 @@ func (c *Consumer) closeSession(ctx context.Context, s *session) error {
 		p := kmsg.NewShareAcknowledgeRequestTopicPartition()
 		p.Partition = tp.partition
 		for _, g := range gapAcks(s.gaps[tp]) {
+			c.gapsSent.Add(g.last - g.first + 1)
 			b := kmsg.NewShareAcknowledgeRequestTopicPartitionAcknowledgementBatch()
 			b.FirstOffset, b.LastOffset, b.AcknowledgeTypes = g.first, g.last, []int8{int8(Gap)}
 			p.AcknowledgementBatches = append(p.AcknowledgementBatches, b)

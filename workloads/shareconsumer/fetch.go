@@ -77,6 +77,7 @@ func (c *Consumer) fetch(ctx context.Context, s *session, want map[topicPartitio
 			}
 			p := list(tp)
 			for _, g := range gapAcks(s.gaps[tp]) {
+				c.gapsSent.Add(g.last - g.first + 1)
 				b := kmsg.NewShareFetchRequestTopicPartitionAcknowledgementBatch()
 				b.FirstOffset, b.LastOffset, b.AcknowledgeTypes = g.first, g.last, []int8{int8(Gap)}
 				p.AcknowledgementBatches = append(p.AcknowledgementBatches, b)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -54,7 +55,8 @@ func newFixture(t *testing.T, ctx context.Context, bootstrap []string, partition
 		t.Fatal(err)
 	}
 	t.Cleanup(admin.Close)
-	f := &fixture{bootstrap: bootstrap, topic: "in-" + t.Name(), group: "g-" + t.Name(), admin: admin}
+	name := strings.ReplaceAll(t.Name(), "/", "-") // subtests: topic names take no '/'
+	f := &fixture{bootstrap: bootstrap, topic: "in-" + name, group: "g-" + name, admin: admin}
 	resp, err := kadm.NewClient(admin).CreateTopic(ctx, partitions, replication, nil, f.topic)
 	if err == nil {
 		err = resp.Err
@@ -101,9 +103,11 @@ func (f *fixture) consumer(t *testing.T, ctx context.Context, maxRecords int32) 
 
 // waitDrained waits until the share group's start offset reached the end of
 // every partition: every record was acknowledged.
-func (f *fixture) waitDrained(t *testing.T, ctx context.Context) {
+func (f *fixture) waitDrained(t *testing.T, ctx context.Context) { f.waitDrainedWithin(t, ctx, 20*time.Second) }
+
+func (f *fixture) waitDrainedWithin(t *testing.T, ctx context.Context, timeout time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(timeout)
 	for {
 		start, end, err := ctp.ShareProgress(ctx, f.admin, f.group, f.topic)
 		if err == nil && ctp.Drained(start, end) {
