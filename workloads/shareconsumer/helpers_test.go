@@ -25,6 +25,11 @@ const testLock = 3 * time.Second
 // group-level one) swept every 100ms.
 func startKfake(t *testing.T, brokers int) []string {
 	t.Helper()
+	return startKfakeCluster(t, brokers).ListenAddrs()
+}
+
+func startKfakeCluster(t *testing.T, brokers int) *kfake.Cluster {
+	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(brokers), kfake.BrokerConfigs(map[string]string{
 		"group.share.record.lock.duration.ms": strconv.FormatInt(testLock.Milliseconds(), 10),
 		"share.record.lock.sweep.interval.ms": "100",
@@ -34,7 +39,7 @@ func startKfake(t *testing.T, brokers int) []string {
 		t.Fatalf("start kfake: %v", err)
 	}
 	t.Cleanup(c.Close)
-	return c.ListenAddrs()
+	return c
 }
 
 // fixture is one test's topic and share group on a cluster.
@@ -103,7 +108,9 @@ func (f *fixture) consumer(t *testing.T, ctx context.Context, maxRecords int32) 
 
 // waitDrained waits until the share group's start offset reached the end of
 // every partition: every record was acknowledged.
-func (f *fixture) waitDrained(t *testing.T, ctx context.Context) { f.waitDrainedWithin(t, ctx, 20*time.Second) }
+func (f *fixture) waitDrained(t *testing.T, ctx context.Context) {
+	f.waitDrainedWithin(t, ctx, 20*time.Second)
+}
 
 func (f *fixture) waitDrainedWithin(t *testing.T, ctx context.Context, timeout time.Duration) {
 	t.Helper()

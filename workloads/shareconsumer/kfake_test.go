@@ -98,7 +98,9 @@ func TestKfakeCompressedBatches(t *testing.T) {
 
 // read_committed: aborted records never come, and the control records of
 // both transactions are acknowledged as gaps, so the group drains to the end.
-func TestKfakeTransactionalInput(t *testing.T) { testTransactionalInput(t, testCtx(t), startKfake(t, 1)) }
+func TestKfakeTransactionalInput(t *testing.T) {
+	testTransactionalInput(t, testCtx(t), startKfake(t, 1))
+}
 
 func testTransactionalInput(t *testing.T, ctx context.Context, bootstrap []string) {
 	f := newFixture(t, ctx, bootstrap, 1, 1)
@@ -273,7 +275,9 @@ func testNoAutoAck(t *testing.T, ctx context.Context, bootstrap []string) {
 // An ack the broker refuses is an error, never a silent success: a member
 // accepting records another member holds. The second member never fetched,
 // so its ack also opens an empty share session first.
-func TestKfakeRejectedAckIsReported(t *testing.T) { testRejectedAckIsReported(t, testCtx(t), startKfake(t, 1)) }
+func TestKfakeRejectedAckIsReported(t *testing.T) {
+	testRejectedAckIsReported(t, testCtx(t), startKfake(t, 1))
+}
 
 func testRejectedAckIsReported(t *testing.T, ctx context.Context, bootstrap []string) {
 	f := newFixture(t, ctx, bootstrap, 1, 1)
