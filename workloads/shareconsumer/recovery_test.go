@@ -81,3 +81,42 @@ func TestKfakeFencedMemberRejoins(t *testing.T) {
 	})
 	f.waitDrained(t, ctx)
 }
+
+// A partition whose leader moves is forgotten in the old broker's session
+// and added to the new leader's after NOT_LEADER_OR_FOLLOWER refreshes the
+// metadata; consumption finishes exactly once. (kfake keeps a partition's
+// share state across the move, so records acked before it stay acked.)
+func TestKfakeLeaderMove(t *testing.T) {
+	ctx := testCtx(t)
+	cl := startKfakeCluster(t, 3)
+	f := newFixture(t, ctx, cl.ListenAddrs(), 1, 3)
+	f.produce(t, ctx, 0, 100)
+	c := f.consumer(t, ctx, 10)
+	l := newLedger()
+	moved := false
+	from := cl.LeaderFor(f.topic, 0)
+	pollUntil(t, ctx, c, 30*time.Second, func(recs []*Record) bool {
+		l.add(recs)
+		accept(t, ctx, c, recs)
+		if !moved && l.distinct() >= 30 {
+			if err := cl.MoveTopicPartition(f.topic, 0, (from+1)%3); err != nil {
+				t.Fatalf("move leader: %v", err)
+			}
+			moved = true
+		}
+		return l.distinct() == 100
+	})
+	var fromNew int
+	for _, rs := range l.delivered {
+		if len(rs) != 1 {
+			t.Errorf("%s delivered %d times", rs[0].Value, len(rs))
+		}
+		if rs[0].Broker == (from+1)%3 {
+			fromNew++
+		}
+	}
+	if fromNew == 0 {
+		t.Errorf("no record came from the new leader %d", (from+1)%3)
+	}
+	f.waitDrained(t, ctx)
+}
