@@ -1,0 +1,63 @@
+package shareconsumer
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/sharechaos/sharechaos/docker"
+)
+
+// TestDocker runs the basic guarantees on real Kafka 4.2 (one broker in a
+// container): exactly-once consumption by one and by three consumers, a
+// RELEASE redelivered with its delivery count incremented, a close that
+// releases, read_committed input with control records, and no auto-ack.
+// It skips when no Docker engine answers or the images are missing, unless
+// SHARECHAOS_REQUIRE_DOCKER=1.
+func TestDocker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real Kafka in a container; skipped with -short")
+	}
+	ctx := context.Background()
+	if ok, why := docker.Available(ctx); !ok {
+		if os.Getenv("SHARECHAOS_REQUIRE_DOCKER") == "1" {
+			t.Fatalf("SHARECHAOS_REQUIRE_DOCKER=1 but the docker backend is not usable: %s", why)
+		}
+		t.Skipf("docker backend unavailable: %s", why)
+	}
+	c, err := docker.Start(ctx, docker.Options{Brokers: 1, RunID: fmt.Sprintf("test-shareconsumer-%d", os.Getpid()),
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if c != nil {
+		t.Cleanup(func() {
+			if err := c.Close(context.Background()); err != nil {
+				t.Errorf("close cluster: %v", err)
+			}
+		})
+	}
+	if err != nil {
+		t.Fatalf("start cluster: %v", err)
+	}
+	t.Logf("cluster started in %v", c.StartTime().Round(time.Millisecond))
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+
+	t.Run("exactly-once-one-consumer", func(t *testing.T) {
+		f := newFixture(t, ctx, c.Bootstrap(), 3, 1)
+		f.produce(t, ctx, 0, 200)
+		consumeAll(t, ctx, f, 1, 200)
+	})
+	t.Run("exactly-once-three-consumers", func(t *testing.T) {
+		f := newFixture(t, ctx, c.Bootstrap(), 3, 1)
+		f.produce(t, ctx, 0, 300)
+		consumeAll(t, ctx, f, 3, 300)
+	})
+	t.Run("release-redelivers", func(t *testing.T) { testReleaseRedelivers(t, ctx, c.Bootstrap()) })
+	t.Run("close-without-ack-redelivers", func(t *testing.T) { testCloseWithoutAck(t, ctx, c.Bootstrap()) })
+	t.Run("transactional-input", func(t *testing.T) { testTransactionalInput(t, ctx, c.Bootstrap()) })
+	t.Run("no-auto-ack", func(t *testing.T) { testNoAutoAck(t, ctx, c.Bootstrap()) })
+	t.Run("rejected-ack-is-reported", func(t *testing.T) { testRejectedAckIsReported(t, ctx, c.Bootstrap()) })
+	t.Run("renew-extends-lock", func(t *testing.T) { testRenewExtendsLock(t, ctx, c.Bootstrap()) })
+}
