@@ -6,10 +6,22 @@ BIN      := bin/sharechaos
 export TESTCONTAINERS_RYUK_DISABLED := true
 export TESTCONTAINERS_HOST_OVERRIDE := 127.0.0.1
 
-.PHONY: build chaos nightly test test-short lint images bench clean
+.PHONY: build chaos nightly test test-short lint images bench clean refbroker test-refbroker
 
-build:
+build: refbroker
 	$(GO) build -o $(BIN) ./cmd/sharechaos
+
+## refbroker: bin/sharechaos-refbroker, the embedded kfake broker with KIP-1289
+## (refbroker/build.sh patches a copy of the pinned kfake into build/).
+refbroker:
+	GO=$(GO) bash refbroker/build.sh
+
+## test-refbroker: kfake's own test suite with the KIP-1289 patch applied (about
+## two minutes), our KIP-1289 tests inside it, and the refbroker module's tests.
+test-refbroker:
+	GO=$(GO) bash refbroker/build.sh tree
+	cd refbroker && $(GO) vet . github.com/twmb/franz-go/pkg/kfake
+	cd refbroker && $(GO) test -count=1 -timeout 20m . github.com/twmb/franz-go/pkg/kfake
 
 ## chaos: the smoke scenario matrix, on Docker when an engine answers and the
 ## images exist, else on the embedded kfake cluster.
@@ -23,7 +35,7 @@ nightly: build
 ## answers, unless SHARECHAOS_REQUIRE_DOCKER=1). Packages run one at a time:
 ## the real-Kafka tests of several packages would otherwise start clusters at
 ## once on two cores.
-test: lint
+test: lint test-refbroker
 	$(GO) test -count=1 -p 1 -timeout 80m ./...
 
 ## lint: the tree as committed must be formatted, vetted and tidy.

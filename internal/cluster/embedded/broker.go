@@ -35,6 +35,7 @@ type brokerArgs struct {
 	syncWrites bool              // kfake.SyncWrites
 	configs    map[string]string // kfake.BrokerConfigs
 	logLevel   string            // none, error, warn, info, debug
+	ref        Reference         // the binary to start and its KIP-1289 flags (not encoded: see brokerCommand)
 }
 
 func (a brokerArgs) encode() []string {

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/sharechaos/sharechaos/internal/role"
 )
 
 // killWait bounds the wait for a SIGKILLed child to be reaped.
@@ -28,10 +26,10 @@ type child struct {
 	waitErr error
 }
 
-// startChild re-executes the running binary in the broker role, its stderr
+// startChild starts the broker child (see brokerCommand), its stderr
 // appended to logPath.
 func startChild(args brokerArgs, logPath string) (*child, error) {
-	cmd, err := role.Command(BrokerRole, args.encode()...)
+	cmd, err := brokerCommand(args)
 	if err != nil {
 		return nil, fmt.Errorf("prepare broker child: %w", err)
 	}

@@ -106,6 +106,7 @@ func (c *Cluster) setup(ctx context.Context) error {
 		syncWrites: c.opts.SyncWrites,
 		configs:    c.opts.brokerConfigs(),
 		logLevel:   strings.ToLower(c.opts.LogLevel),
+		ref:        c.opts.Reference,
 	}
 	if c.admin, err = kgo.NewClient(kgo.SeedBrokers(proxyAddrs...)); err != nil {
 		return fmt.Errorf("create admin client: %w", err)

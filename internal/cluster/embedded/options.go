@@ -45,6 +45,10 @@ type Options struct {
 	// StopTimeout bounds the graceful stop (SIGTERM, kfake saving its state)
 	// before the child is SIGKILLed; default 30s.
 	StopTimeout time.Duration
+
+	// Reference starts a reference broker binary (kfake with KIP-1289) in
+	// place of the running binary; zero: the running binary. See reference.go.
+	Reference Reference
 }
 
 // Defaults of Options.

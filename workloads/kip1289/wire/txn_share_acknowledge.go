@@ -28,6 +28,11 @@ type TxnShareAcknowledgeRequest struct {
 	ProducerEpoch   int16
 	Topics          []TxnShareAcknowledgeRequestTopic
 
+	// MemberID (tag 0) and MemberEpoch (tag 1) are a proposed amendment
+	// (see member_tags.go); nil means absent, as the KIP is written.
+	MemberID    *string
+	MemberEpoch *int32
+
 	UnknownTags Tags
 }
 
@@ -97,7 +102,7 @@ func (v *TxnShareAcknowledgeRequest) AppendTo(dst []byte) []byte {
 		}
 		w.tags(t.UnknownTags)
 	}
-	w.tags(v.UnknownTags)
+	w.tags(v.memberTags())
 	return w.b
 }
 
@@ -144,7 +149,10 @@ func (v *TxnShareAcknowledgeRequest) ReadFrom(src []byte) error {
 			break
 		}
 	}
-	v.UnknownTags = r.tags()
+	v.MemberID, v.MemberEpoch = nil, nil
+	if err := v.takeMemberTags(r.tags()); err != nil {
+		r.fail(err)
+	}
 	return r.done(msg)
 }
 

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/sharechaos/sharechaos/workloads/kip1289/wire"
+)
+
+const envPendingLock = "SHARECHAOS_KIP1289_PENDING_LOCK"
+
+// Our flags, taken out of the command line before BrokerMain parses the rest
+// (it refuses flags it does not know).
+const (
+	flagPendingLock = "kip1289-pending-lock"
+	flagAddKey      = "kip1289-add-share-acks-key"
+	flagAckKey      = "kip1289-txn-share-ack-key"
+)
+
+// parseKIPFlags splits args into ours and BrokerMain's. Each of ours may be
+// spelled -name or --name, with its value as the next argument or after "=".
+// The flag wins over the environment's pending-lock policy.
+func parseKIPFlags(args []string, envLock string) ([]string, kfake.KIP1289Config, error) {
+	cfg := kfake.KIP1289Config{
+		AddShareAcksToTxnKey:   wire.DefaultAddShareAcksToTxnKey,
+		TxnShareAcknowledgeKey: wire.DefaultTxnShareAcknowledgeKey,
+		PendingLock:            kfake.KIP1289PendingLockExpire,
+	}
+	if envLock != "" {
+		p, err := kfake.ParseKIP1289PendingLock(envLock)
+		if err != nil {
+			return nil, cfg, fmt.Errorf("%s: %w", envPendingLock, err)
+		}
+		cfg.PendingLock = p
+	}
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if !strings.HasPrefix(args[i], "-") || (name != flagPendingLock && name != flagAddKey && name != flagAckKey) {
+			rest = append(rest, args[i])
+			continue
+		}
+		if !hasValue {
+			if i+1 >= len(args) {
+				return nil, cfg, fmt.Errorf("parse --%s: missing value", name)
+			}
+			i++
+			value = args[i]
+		}
+		switch name {
+		case flagPendingLock:
+			p, err := kfake.ParseKIP1289PendingLock(value)
+			if err != nil {
+				return nil, cfg, fmt.Errorf("parse --%s: %w", name, err)
+			}
+			cfg.PendingLock = p
+		default:
+			key, err := strconv.ParseInt(value, 10, 16)
+			if err != nil || key <= 0 {
+				return nil, cfg, fmt.Errorf("parse --%s: want a positive 16-bit key, got %q", name, value)
+			}
+			if name == flagAddKey {
+				cfg.AddShareAcksToTxnKey = int16(key)
+			} else {
+				cfg.TxnShareAcknowledgeKey = int16(key)
+			}
+		}
+	}
+	return rest, cfg, nil
+}
