@@ -30,7 +30,7 @@ func brokerKill(ctx context.Context, env Env) error {
 // killPlan is one kill -9 and restart of a broker.
 type killPlan struct {
 	point string
-	node         cluster.NodeID
+	node  cluster.NodeID
 	// attrs say why this broker (the roles it held).
 	attrs map[string]string
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/sharechaos/sharechaos/internal/cluster"
 )
 
-
 // writeTxnMarkersKey is the api key of WriteTxnMarkers: the transaction
 // coordinator's request to the partition leaders that writes a
 // transaction's COMMIT or ABORT markers.

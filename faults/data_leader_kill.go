@@ -9,7 +9,6 @@ import (
 	"github.com/sharechaos/sharechaos/internal/cluster"
 )
 
-
 // dataLeaderKill SIGKILLs the leader of a random input or output partition
 // and restarts it. An input leader's failover releases the records acquired
 // there (they live in its memory); an output leader's fails the produce of

@@ -15,7 +15,6 @@ import (
 	"github.com/sharechaos/sharechaos/internal/cluster"
 )
 
-
 // endTxnKey is the api key of EndTxn.
 const endTxnKey int16 = 26
 

@@ -9,7 +9,6 @@ import (
 	"github.com/sharechaos/sharechaos/internal/cluster"
 )
 
-
 // isolation is how long a broker stays cut off: past the controller's
 // broker session timeout (9 s), so it is fenced and its leaderships and
 // coordinators move, and past replica.lag.time.max.ms (10 s), so it drops

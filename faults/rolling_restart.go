@@ -9,7 +9,6 @@ import (
 	"github.com/sharechaos/sharechaos/internal/cluster"
 )
 
-
 // catchUpWait bounds the wait, after each restart, for every partition to
 // be fully replicated again before the next broker goes: a rolling restart
 // that takes the next broker while the last one is still catching up

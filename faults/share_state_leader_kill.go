@@ -8,7 +8,6 @@ import (
 	"github.com/sharechaos/sharechaos/internal/cluster"
 )
 
-
 // shareStateLeaderKill SIGKILLs the leader of the __share_group_state
 // partition that holds one input partition's share-partition state (the
 // share coordinator of that key), and restarts it. So that this tests the

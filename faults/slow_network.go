@@ -8,7 +8,6 @@ import (
 	"github.com/sharechaos/sharechaos/internal/cluster"
 )
 
-
 // The slow network: every link, both directions on the docker backend (a
 // round trip gains about twice the latency), for slowFor. Well below the
 // acquisition lock and the transaction timeout, so it slows the loop
