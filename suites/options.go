@@ -5,7 +5,7 @@
 package suites
 
 import (
-	"flag"
+	flag "github.com/spf13/pflag"
 	"strconv"
 	"strings"
 	"time"

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
+	flag "github.com/spf13/pflag"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -80,6 +80,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
+		fmt.Fprintf(stderr, "%s: %v (see --help)\n", "sharechaos bench", err)
 		return verdict.ExitUsage
 	}
 	usage := func(format string, a ...any) int {

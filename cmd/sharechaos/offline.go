@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
+	flag "github.com/spf13/pflag"
 	"io"
 	"os"
 	"path/filepath"
@@ -87,6 +87,7 @@ func parseDirArg(fs *flag.FlagSet, args []string, stderr io.Writer) (dir string,
 		if errors.Is(err, flag.ErrHelp) {
 			return "", 0, false
 		}
+		fmt.Fprintf(stderr, "sharechaos %s: %v (see --help)\n", fs.Name(), err)
 		return "", verdict.ExitUsage, false
 	}
 	if fs.NArg() != 1 {

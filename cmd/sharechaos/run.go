@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
+	flag "github.com/spf13/pflag"
 	"io"
 	"log/slog"
 	"os"
@@ -52,6 +52,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
+		fmt.Fprintf(stderr, "%s: %v (see --help)\n", "sharechaos run", err)
 		return verdict.ExitUsage
 	}
 	if fs.NArg() > 0 {

@@ -1,7 +1,7 @@
 package harness
 
 import (
-	"flag"
+	flag "github.com/spf13/pflag"
 	"io"
 	"log/slog"
 	"slices"

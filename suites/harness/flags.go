@@ -92,3 +92,9 @@ func ParseKeys(vals []string) (kip1289.APIKeys, error) {
 	}
 	return kip1289.APIKeys{AddShareAcksToTxn: ks[0], TxnShareAcknowledge: ks[1]}, nil
 }
+
+// Type names the flag's value in help (pflag.Value).
+func (l *ListFlag) Type() string { return "list" }
+
+// Type names the flag's value in help (pflag.Value).
+func (t *ThresholdFlag) Type() string { return "threshold" }
