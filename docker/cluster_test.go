@@ -2,6 +2,7 @@ package docker
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -193,7 +194,7 @@ func TestCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 		byName, _ := c.Coordinator(ctx, cluster.CoordShareState, "test-share:"+topic+":1")
-		byID, err := c.Coordinator(ctx, cluster.CoordShareState, "test-share:"+kafkaUUID(m.Topics[topic].ID)+":1")
+		byID, err := c.Coordinator(ctx, cluster.CoordShareState, "test-share:"+topicIDString(m.Topics[topic].ID)+":1")
 		if err != nil || byID != byName {
 			t.Errorf("share-state coordinator by id = %d (%v), by name = %d", byID, err, byName)
 		}
@@ -499,3 +500,6 @@ func waitFor(t *testing.T, ctx context.Context, limit time.Duration, what string
 		}
 	}
 }
+
+// topicIDString renders an id the way Kafka prints it (base64url, no padding).
+func topicIDString(id [16]byte) string { return base64.RawURLEncoding.EncodeToString(id[:]) }

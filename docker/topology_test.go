@@ -1,6 +1,7 @@
 package docker
 
 import (
+	"github.com/sharechaos/sharechaos/internal/cluster/kafkarole"
 	"testing"
 
 	"github.com/sharechaos/sharechaos/internal/cluster"
@@ -72,13 +73,13 @@ func TestPreferredFirst(t *testing.T) {
 }
 
 func TestSplitTopicPartition(t *testing.T) {
-	topic, p, err := splitTopicPartition("ctp-input/7")
+	topic, p, err := kafkarole.SplitTopicPartition("ctp-input/7")
 	if err != nil || topic != "ctp-input" || p != 7 {
 		t.Errorf("got %q %d %v", topic, p, err)
 	}
 	for _, bad := range []string{"ctp-input", "/1", "t/x"} {
-		if _, _, err := splitTopicPartition(bad); err == nil {
-			t.Errorf("splitTopicPartition(%q) accepted", bad)
+		if _, _, err := kafkarole.SplitTopicPartition(bad); err == nil {
+			t.Errorf("kafkarole.SplitTopicPartition(%q) accepted", bad)
 		}
 	}
 }

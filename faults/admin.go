@@ -2,7 +2,6 @@ package faults
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"maps"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/sharechaos/sharechaos/internal/cluster"
+	"github.com/sharechaos/sharechaos/internal/cluster/kafkarole"
 )
 
 // admin is a fault's own client of the cluster: what it needs to look at
@@ -129,44 +129,17 @@ func (a *admin) waitFullyReplicated(ctx context.Context, limit time.Duration) in
 	}
 }
 
-// topicID is a topic's id as Kafka prints it (base64url, no padding): the
-// form share-state keys take.
-func (a *admin) topicID(ctx context.Context, topic string) (string, error) {
-	m, err := a.adm.Metadata(ctx, topic)
-	if err != nil {
-		return "", fmt.Errorf("read id of topic %s: %w", topic, err)
-	}
-	t, ok := m.Topics[topic]
-	if !ok || t.Err != nil {
-		return "", fmt.Errorf("read id of topic %s: %v", topic, t.Err)
-	}
-	return base64.RawURLEncoding.EncodeToString(t.ID[:]), nil
-}
+// roles asks the cluster who holds what (kafkarole).
+func (a *admin) roles() kafkarole.Finder { return kafkarole.New(a.adm) }
 
 // shareStateKey is the key of the share-partition's state: "group:topicId:partition".
 func (a *admin) shareStateKey(ctx context.Context, group, topic string, partition int32) (string, error) {
-	id, err := a.topicID(ctx, topic)
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("%s:%s:%d", group, id, partition), nil
+	return a.roles().ShareStateKey(ctx, group, topic, partition)
 }
 
 // leaders maps each partition of topic to its leader.
 func (a *admin) leaders(ctx context.Context, topic string) (map[int32]cluster.NodeID, error) {
-	m, err := a.adm.Metadata(ctx, topic)
-	if err != nil {
-		return nil, fmt.Errorf("read leaders of %s: %w", topic, err)
-	}
-	t, ok := m.Topics[topic]
-	if !ok || t.Err != nil {
-		return nil, fmt.Errorf("read leaders of %s: %v", topic, t.Err)
-	}
-	out := make(map[int32]cluster.NodeID, len(t.Partitions))
-	for p, d := range t.Partitions {
-		out[p] = cluster.NodeID(d.Leader)
-	}
-	return out, nil
+	return a.roles().Leaders(ctx, topic)
 }
 
 // partitionCount is how many partitions topic has (0 when it does not exist).

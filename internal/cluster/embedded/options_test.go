@@ -45,15 +45,3 @@ func TestOptionsBrokerConfigsOverrideOrder(t *testing.T) {
 		t.Errorf("defaults: brokers %d, txn max timeout %v", o.Brokers, o.TxnMaxTimeout)
 	}
 }
-
-func TestParseLeaderKey(t *testing.T) {
-	topic, p, err := parseLeaderKey("a.b/7")
-	if err != nil || topic != "a.b" || p != 7 {
-		t.Fatalf("parse a.b/7 = %q %d %v", topic, p, err)
-	}
-	for _, bad := range []string{"", "t", "/1", "t/", "t/x", "t/-1"} {
-		if _, _, err := parseLeaderKey(bad); err == nil {
-			t.Errorf("parse %q: no error", bad)
-		}
-	}
-}

@@ -3,62 +3,29 @@ package embedded
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/sharechaos/sharechaos/internal/cluster"
-)
-
-// FindCoordinator's coordinator types.
-const (
-	coordinatorTypeGroup       int8 = 0
-	coordinatorTypeTransaction int8 = 1
-	coordinatorTypeShare       int8 = 2 // KIP-932, FindCoordinator v6+
+	"github.com/sharechaos/sharechaos/internal/cluster/kafkarole"
 )
 
 // Coordinator finds the broker holding a role, asking the cluster as a client
-// would: FindCoordinator for transaction, group and share-state keys (kfake
-// answers all three; a share-state key is "group:topicId:partition" with the
-// topic id as Kafka prints it), metadata for a leader ("topic/partition").
+// would (kafkarole): kfake answers FindCoordinator for transaction, group and
+// share-state keys, and the metadata names leaders.
+// A leader is read with one plain Metadata request, answered at once
+// whatever it says: kfake moves leaders in place, and MoveLeader polls.
 func (c *Cluster) Coordinator(ctx context.Context, kind cluster.CoordKind, key string) (cluster.NodeID, error) {
-	switch kind {
-	case cluster.CoordGroup:
-		return c.findCoordinator(ctx, coordinatorTypeGroup, key)
-	case cluster.CoordTransaction:
-		return c.findCoordinator(ctx, coordinatorTypeTransaction, key)
-	case cluster.CoordShareState:
-		return c.findCoordinator(ctx, coordinatorTypeShare, key)
-	case cluster.CoordLeader:
-		topic, partition, err := parseLeaderKey(key)
+	if kind == cluster.CoordLeader {
+		topic, partition, err := kafkarole.SplitTopicPartition(key)
 		if err != nil {
 			return -1, fmt.Errorf("find leader: %w", err)
 		}
 		return c.leader(ctx, topic, partition)
-	default:
-		return -1, fmt.Errorf("find coordinator: kind %q: %w", kind, cluster.ErrUnsupported)
 	}
-}
-
-func (c *Cluster) findCoordinator(ctx context.Context, typ int8, key string) (cluster.NodeID, error) {
-	req := kmsg.NewPtrFindCoordinatorRequest()
-	req.CoordinatorType = typ
-	req.CoordinatorKey = key
-	req.CoordinatorKeys = []string{key}
-	resp, err := req.RequestWith(ctx, c.admin)
-	if err != nil {
-		return -1, fmt.Errorf("find coordinator for %q: %w", key, err)
-	}
-	if len(resp.Coordinators) != 1 {
-		return -1, fmt.Errorf("find coordinator for %q: %d answers, want 1", key, len(resp.Coordinators))
-	}
-	co := resp.Coordinators[0]
-	if err := kerr.ErrorForCode(co.ErrorCode); err != nil {
-		return -1, fmt.Errorf("find coordinator for %q: %w", key, err)
-	}
-	return cluster.NodeID(co.NodeID), nil
+	return kafkarole.New(kadm.NewClient(c.admin)).Coordinator(ctx, kind, key)
 }
 
 // leader reads topic/partition's leader from metadata.
@@ -140,18 +107,4 @@ func (c *Cluster) electLeader(ctx context.Context, topic string, partition int32
 		}
 	}
 	return nil
-}
-
-// parseLeaderKey splits "topic/partition"; the last slash separates, so a
-// topic name may contain none (Kafka forbids "/" in topic names anyway).
-func parseLeaderKey(key string) (string, int32, error) {
-	i := strings.LastIndexByte(key, '/')
-	if i <= 0 {
-		return "", -1, fmt.Errorf("key %q: want topic/partition", key)
-	}
-	p, err := strconv.ParseInt(key[i+1:], 10, 32)
-	if err != nil || p < 0 {
-		return "", -1, fmt.Errorf("key %q: want topic/partition", key)
-	}
-	return key[:i], int32(p), nil
 }
