@@ -35,7 +35,7 @@ type Cluster struct {
 	proxy       testcontainers.Container
 	proxyAPIURL string
 	api         proxyAPI
-	links       []Link
+	links       []proxyLink
 
 	brokers   []testcontainers.Container // index node-1
 	bootstrap []string                   // index node-1: 127.0.0.1:<client proxy>
@@ -52,6 +52,7 @@ var (
 	_ cluster.Cluster    = (*Cluster)(nil)
 	_ cluster.Processes  = (*Cluster)(nil)
 	_ cluster.Pauser     = (*Cluster)(nil)
+	_ cluster.Links      = (*Cluster)(nil)
 	_ cluster.Network    = (*Cluster)(nil)
 	_ cluster.Roles      = (*Cluster)(nil)
 	_ cluster.BrokerLogs = (*Cluster)(nil)
@@ -91,7 +92,13 @@ func (c *Cluster) ProxyAPI() string { return c.proxyAPIURL }
 
 // Links lists every proxy: the client link of each broker and the
 // inter-broker and controller link of each ordered pair of brokers.
-func (c *Cluster) Links() []Link { return append([]Link(nil), c.links...) }
+func (c *Cluster) Links() []cluster.Link {
+	out := make([]cluster.Link, len(c.links))
+	for i, l := range c.links {
+		out[i] = l.Link
+	}
+	return out
+}
 
 // Options are the options the cluster runs with, defaults filled in.
 func (c *Cluster) Options() Options { return c.opts }

@@ -19,7 +19,7 @@ func (c *Cluster) Isolate(ctx context.Context, node cluster.NodeID) error {
 	if _, err := c.broker(node); err != nil {
 		return err
 	}
-	return c.setLinks(ctx, false, func(l Link) bool { return l.Touches(node) })
+	return c.setLinks(ctx, false, func(l proxyLink) bool { return l.Touches(node) })
 }
 
 // Disconnect cuts the links between two brokers, in both directions (a
@@ -30,12 +30,12 @@ func (c *Cluster) Disconnect(ctx context.Context, a, b cluster.NodeID) error {
 			return err
 		}
 	}
-	return c.setLinks(ctx, false, func(l Link) bool {
-		return l.Kind != LinkClient && (l.From == a && l.To == b || l.From == b && l.To == a)
+	return c.setLinks(ctx, false, func(l proxyLink) bool {
+		return l.Kind != cluster.LinkClient && (l.From == a && l.To == b || l.From == b && l.To == a)
 	})
 }
 
-func (c *Cluster) setLinks(ctx context.Context, enabled bool, match func(Link) bool) error {
+func (c *Cluster) setLinks(ctx context.Context, enabled bool, match func(proxyLink) bool) error {
 	var errs []error
 	for _, l := range c.links {
 		if match(l) {

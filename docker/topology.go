@@ -43,36 +43,14 @@ const (
 	maxBrokers = 99
 )
 
-// LinkKind is what a link carries.
-type LinkKind string
-
-const (
-	// LinkClient: clients on the host to a broker's client listener.
-	LinkClient LinkKind = "client"
-	// LinkInternal: one broker to another's inter-broker listener
-	// (replication fetches, inter-broker requests).
-	LinkInternal LinkKind = "internal"
-	// LinkController: one broker (or its controller) to another's
-	// controller listener (KRaft votes and fetches, heartbeats).
-	LinkController LinkKind = "controller"
-)
-
-// Link is one proxied TCP path, that is one toxiproxy proxy. Faults of
-// their own (e.g. a Kafka-protocol-aware toxic) add toxics to it by Name
-// through the API at Cluster.ProxyAPI.
-type Link struct {
-	Name string // the proxy's name, e.g. "internal-1-2"
-	Kind LinkKind
-	// From is the broker whose connections enter this proxy; 0 for clients.
-	From cluster.NodeID
-	// To is the broker the proxy forwards to.
-	To       cluster.NodeID
+// proxyLink is one link of the cluster as the docker backend lays it out:
+// the link (cluster.Link, its proxy's name) and where its proxy listens and
+// forwards to.
+type proxyLink struct {
+	cluster.Link
 	Listen   string // address inside the toxiproxy container
 	Upstream string // address of the broker's listener on its network
 }
-
-// Touches says whether the link carries traffic of node.
-func (l Link) Touches(node cluster.NodeID) bool { return l.From == node || l.To == node }
 
 func brokerAlias(node int) string { return "kafka-" + strconv.Itoa(node) }
 
@@ -92,11 +70,11 @@ func clientProxyPort(node int) string { return strconv.Itoa(proxyClientBase+node
 
 // links lays out every proxy. proxyIPs[i] is toxiproxy's address on broker
 // i+1's network.
-func links(brokers int, proxyIPs []string) []Link {
-	var ls []Link
+func links(brokers int, proxyIPs []string) []proxyLink {
+	var ls []proxyLink
 	for to := 1; to <= brokers; to++ {
-		ls = append(ls, Link{
-			Name: fmt.Sprintf("client-%d", to), Kind: LinkClient, To: cluster.NodeID(to),
+		ls = append(ls, proxyLink{
+			Link:     cluster.Link{Name: fmt.Sprintf("client-%d", to), Kind: cluster.LinkClient, To: cluster.NodeID(to)},
 			Listen:   net.JoinHostPort("0.0.0.0", strconv.Itoa(proxyClientBase+to)),
 			Upstream: net.JoinHostPort(brokerAlias(to), strconv.Itoa(brokerClientPort)),
 		})
@@ -104,15 +82,15 @@ func links(brokers int, proxyIPs []string) []Link {
 	for from := 1; from <= brokers; from++ {
 		for to := 1; to <= brokers; to++ {
 			for _, k := range []struct {
-				kind             LinkKind
+				kind             cluster.LinkKind
 				listenBase, port int
 			}{
-				{LinkInternal, proxyInternalBase, brokerInternalPort},
-				{LinkController, proxyControllerBase, brokerControllerPort},
+				{cluster.LinkInternal, proxyInternalBase, brokerInternalPort},
+				{cluster.LinkController, proxyControllerBase, brokerControllerPort},
 			} {
-				ls = append(ls, Link{
-					Name: fmt.Sprintf("%s-%d-%d", k.kind, from, to), Kind: k.kind,
-					From: cluster.NodeID(from), To: cluster.NodeID(to),
+				ls = append(ls, proxyLink{
+					Link: cluster.Link{Name: fmt.Sprintf("%s-%d-%d", k.kind, from, to), Kind: k.kind,
+						From: cluster.NodeID(from), To: cluster.NodeID(to)},
 					Listen:   net.JoinHostPort(proxyIPs[from-1], strconv.Itoa(k.listenBase+to)),
 					Upstream: net.JoinHostPort(brokerAlias(to), strconv.Itoa(k.port)),
 				})

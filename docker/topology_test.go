@@ -12,7 +12,7 @@ func TestLinksCoverEveryListenerAndPair(t *testing.T) {
 	if len(ls) != 3+2*9 {
 		t.Fatalf("got %d links, want 21", len(ls))
 	}
-	names := map[string]Link{}
+	names := map[string]proxyLink{}
 	for _, l := range ls {
 		if _, dup := names[l.Name]; dup {
 			t.Errorf("duplicate link %s", l.Name)

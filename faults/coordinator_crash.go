@@ -63,7 +63,7 @@ func coordinatorCrashAfterEndTxn(ctx context.Context, env Env) error {
 		return err
 	}
 	defer a.close()
-	api, _ := toxiAPIOf(env.Cluster)
+	api, ls, _ := toxiAPIOf(env.Cluster)
 	roles := env.Cluster.(cluster.Roles)
 
 	ids := a.cellTxnIDs(ctx, env)
@@ -106,13 +106,9 @@ func coordinatorCrashAfterEndTxn(ctx context.Context, env Env) error {
 	if err != nil || still != coord {
 		return fmt.Errorf("transaction coordinator of %s moved from broker %d to %d while other roles moved off it (%v)", txnID, coord, still, err)
 	}
-	ls, err := api.links(ctx)
-	if err != nil {
-		return err
-	}
 	var held []string
 	for _, l := range ls {
-		if l.Kind == linkInternal && l.From == coord && l.To != coord {
+		if l.Kind == cluster.LinkInternal && l.From == coord && l.To != coord {
 			held = append(held, l.Name)
 		}
 	}

@@ -41,7 +41,7 @@ func lateEndTxn(ctx context.Context, env Env) error {
 		return err
 	}
 	defer a.close()
-	api, _ := toxiAPIOf(env.Cluster)
+	api, ls, _ := toxiAPIOf(env.Cluster)
 	roles := env.Cluster.(cluster.Roles)
 
 	ids := a.cellTxnIDs(ctx, env)
@@ -52,7 +52,11 @@ func lateEndTxn(ctx context.Context, env Env) error {
 	if err != nil {
 		return fmt.Errorf("find transaction coordinator of %s: %w", txnID, err)
 	}
-	proxy := fmt.Sprintf("%s-%d", linkClient, coord)
+	cl, ok := clientLink(ls, coord)
+	if !ok {
+		return fmt.Errorf("capture EndTxn: no client link to broker %d", coord)
+	}
+	proxy := cl.Name
 	capture := kafkatoxic.Spec{Name: "sc-late-endtxn-capture", Action: kafkatoxic.ActionCapture, APIKey: endTxnKey, CaptureLimit: 64}
 	if err := api.addKafkaToxic(ctx, proxy, capture); err != nil {
 		return err

@@ -80,6 +80,9 @@ func (*full) Disconnect(context.Context, cluster.NodeID, cluster.NodeID) error {
 	return nil
 }
 func (*full) ProxyAPI() string { return "http://127.0.0.1:1" }
+func (*full) Links() []cluster.Link {
+	return []cluster.Link{{Name: "client-1", Kind: cluster.LinkClient, To: 1}}
+}
 
 // mechanisms is every cluster fault, by the name its scenario has.
 func mechanisms() map[string]Mechanism {
@@ -125,24 +128,6 @@ func TestNeedsPerBackend(t *testing.T) {
 	menu := func() []Part { return []Part{{"slow-network", SlowNetwork}, {"broker-kill", BrokerKill}} }
 	if why := RandomSchedule(menu).Needs(emb); !strings.Contains(why, "slow-network") {
 		t.Errorf("random-schedule's reason does not say what the backend could run: %q", why)
-	}
-}
-
-func TestParseLinkName(t *testing.T) {
-	for name, want := range map[string]link{
-		"client-3":       {Name: "client-3", Kind: linkClient, To: 3},
-		"internal-1-2":   {Name: "internal-1-2", Kind: linkInternal, From: 1, To: 2},
-		"controller-2-2": {Name: "controller-2-2", Kind: linkController, From: 2, To: 2},
-	} {
-		got, ok := parseLinkName(name)
-		if !ok || got != want {
-			t.Errorf("parse %q: %+v %v, want %+v", name, got, ok, want)
-		}
-	}
-	for _, name := range []string{"", "client", "client-x", "internal-1", "internal-1-2-3", "broker-0", "client--1", "other-1-2"} {
-		if l, ok := parseLinkName(name); ok {
-			t.Errorf("parse %q: %+v, want no link", name, l)
-		}
 	}
 }
 

@@ -64,7 +64,7 @@ func needsBrokerLinks(c cluster.Cluster) string {
 // needsKafkaToxic: the fault acts on single Kafka requests of one link,
 // through the Kafka toxic in a toxiproxy that answers its HTTP API.
 func needsKafkaToxic(c cluster.Cluster) string {
-	if _, ok := toxiAPIOf(c); !ok {
+	if _, _, ok := toxiAPIOf(c); !ok {
 		return "needs the Kafka-protocol toxic on the cluster's links through toxiproxy's HTTP API: this backend's proxies offer none (the embedded backend keeps them in-process)"
 	}
 	return ""

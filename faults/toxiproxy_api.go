@@ -5,61 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 
 	"github.com/sharechaos/sharechaos/faults/kafkatoxic"
 	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/internal/toxiproxyhttp"
 )
-
-// proxyAPIHolder is a backend whose links sit behind a toxiproxy that
-// answers its HTTP API and knows the Kafka toxic (the docker backend:
-// docker.Cluster.ProxyAPI). Faults that act on single Kafka requests of
-// single links (case 4's held WriteTxnMarkers, late-endtxn's capture) need
-// it; the embedded backend keeps its proxies in-process without an API.
-type proxyAPIHolder interface {
-	ProxyAPI() string
-}
-
-// linkKind is what a proxied link carries, as the docker backend names its
-// proxies (docker/topology.go): "client-<to>", "internal-<from>-<to>",
-// "controller-<from>-<to>".
-type linkKind string
-
-const (
-	linkClient     linkKind = "client"
-	linkInternal   linkKind = "internal"
-	linkController linkKind = "controller"
-)
-
-// link is one proxy of the cluster: connections of From (0 for clients)
-// to To's listener of Kind.
-type link struct {
-	Name     string
-	Kind     linkKind
-	From, To cluster.NodeID
-}
-
-// parseLinkName reads a proxy name of the docker backend's layout. ok is
-// false for a name of another layout.
-func parseLinkName(name string) (link, bool) {
-	parts := strings.Split(name, "-")
-	num := func(s string) (cluster.NodeID, bool) {
-		n, err := strconv.ParseInt(s, 10, 32)
-		return cluster.NodeID(n), err == nil && n >= 0
-	}
-	switch {
-	case len(parts) == 2 && parts[0] == string(linkClient):
-		to, ok := num(parts[1])
-		return link{Name: name, Kind: linkClient, To: to}, ok
-	case len(parts) == 3 && (parts[0] == string(linkInternal) || parts[0] == string(linkController)):
-		from, ok1 := num(parts[1])
-		to, ok2 := num(parts[2])
-		return link{Name: name, Kind: linkKind(parts[0]), From: from, To: to}, ok1 && ok2
-	}
-	return link{}, false
-}
 
 // toxiAPI speaks the toxiproxy HTTP API for the Kafka toxic (bounded calls:
 // internal/toxiproxyhttp).
@@ -67,28 +17,25 @@ type toxiAPI struct{ c toxiproxyhttp.Client }
 
 func newToxiAPI(base string) toxiAPI { return toxiAPI{c: toxiproxyhttp.New(base)} }
 
-// toxiAPIOf returns the API of c's toxiproxy, if c has one.
-func toxiAPIOf(c cluster.Cluster) (toxiAPI, bool) {
-	h, ok := c.(proxyAPIHolder)
-	if !ok || h.ProxyAPI() == "" {
-		return toxiAPI{}, false
+// toxiAPIOf returns the API of c's toxiproxy and its links, if c has them
+// (cluster.Links: the docker backend; the embedded backend keeps its proxies
+// in-process without an API).
+func toxiAPIOf(c cluster.Cluster) (toxiAPI, []cluster.Link, bool) {
+	l, ok := c.(cluster.Links)
+	if !ok || l.ProxyAPI() == "" {
+		return toxiAPI{}, nil, false
 	}
-	return newToxiAPI(h.ProxyAPI()), true
+	return newToxiAPI(l.ProxyAPI()), l.Links(), true
 }
 
-// links lists the proxies whose names follow the docker layout.
-func (a toxiAPI) links(ctx context.Context) ([]link, error) {
-	var proxies map[string]json.RawMessage
-	if err := a.call(ctx, http.MethodGet, "/proxies", nil, http.StatusOK, &proxies); err != nil {
-		return nil, fmt.Errorf("list proxies: %w", err)
-	}
-	var out []link
-	for name := range proxies {
-		if l, ok := parseLinkName(name); ok {
-			out = append(out, l)
+// clientLink is the link clients use to reach node.
+func clientLink(links []cluster.Link, node cluster.NodeID) (cluster.Link, bool) {
+	for _, l := range links {
+		if l.Kind == cluster.LinkClient && l.To == node {
+			return l, true
 		}
 	}
-	return out, nil
+	return cluster.Link{}, false
 }
 
 // addKafkaToxic puts a Kafka toxic on a proxy.
