@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/sharechaos/sharechaos/internal/clustertest"
 	"log/slog"
 	"os"
 	"strings"
@@ -70,16 +71,6 @@ func assertRunGone(t *testing.T, runID string) {
 	}
 }
 
-func newClient(t *testing.T, c *Cluster, opts ...kgo.Opt) *kgo.Client {
-	t.Helper()
-	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(c.Bootstrap()...)}, opts...)...)
-	if err != nil {
-		t.Fatalf("client: %v", err)
-	}
-	t.Cleanup(cl.Close)
-	return cl
-}
-
 // TestCluster runs every capability on one 3-broker cluster, in an order
 // where each step leaves the cluster healthy for the next: starting Kafka
 // is the expensive part.
@@ -87,7 +78,7 @@ func TestCluster(t *testing.T) {
 	c := startCluster(t, Options{Brokers: 3})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cl := newClient(t, c)
+	cl := clustertest.Client(t, c.Bootstrap())
 	adm := kadm.NewClient(cl)
 
 	t.Run("bootstrap-is-proxies-only", func(t *testing.T) {
@@ -130,7 +121,7 @@ func TestCluster(t *testing.T) {
 	const topic = "txn-data"
 	t.Run("transactions", func(t *testing.T) {
 		mustCreateTopic(t, ctx, cl, topic, 3, 3, nil)
-		producer := newClient(t, c, kgo.TransactionalID("test-txn"), kgo.DefaultProduceTopic(topic))
+		producer := clustertest.Client(t, c.Bootstrap(), kgo.TransactionalID("test-txn"), kgo.DefaultProduceTopic(topic))
 		produceTxn(t, ctx, producer, "committed", 30, kgo.TryCommit)
 		produceTxn(t, ctx, producer, "aborted", 10, kgo.TryAbort)
 		got := readCommitted(t, ctx, c, topic, 30)
@@ -150,7 +141,7 @@ func TestCluster(t *testing.T) {
 		}); err != nil {
 			t.Fatalf("group configs: %v", err)
 		}
-		consumer := newClient(t, c, kgo.ShareGroup(group), kgo.ConsumeTopics(topic))
+		consumer := clustertest.Client(t, c.Bootstrap(), kgo.ShareGroup(group), kgo.ConsumeTopics(topic))
 		seen := map[string]bool{}
 		for len(seen) < 30 && ctx.Err() == nil {
 			pollCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -265,7 +256,7 @@ func TestCluster(t *testing.T) {
 			return nil
 		})
 		t.Logf("broker %d fenced and iso/0 failed over after %v", leader, time.Since(began).Round(time.Millisecond))
-		producer := newClient(t, c, kgo.DefaultProduceTopic("iso"), kgo.RecordDeliveryTimeout(30*time.Second))
+		producer := clustertest.Client(t, c.Bootstrap(), kgo.DefaultProduceTopic("iso"), kgo.RecordDeliveryTimeout(30*time.Second))
 		if err := producer.ProduceSync(ctx, kgo.StringRecord("during isolation")).FirstErr(); err != nil {
 			t.Errorf("produce to the new leader while %d is isolated: %v", leader, err)
 		}
@@ -296,7 +287,7 @@ func TestCluster(t *testing.T) {
 		// only from its own disk.
 		const node = cluster.NodeID(2)
 		mustCreateTopic(t, ctx, cl, "durable", 1, 1, map[int32][]int32{0: {int32(node)}})
-		producer := newClient(t, c, kgo.DefaultProduceTopic("durable"))
+		producer := clustertest.Client(t, c.Bootstrap(), kgo.DefaultProduceTopic("durable"))
 		for i := range 20 {
 			if err := producer.ProduceSync(ctx, kgo.StringRecord(fmt.Sprintf("d-%02d", i))).FirstErr(); err != nil {
 				t.Fatalf("produce: %v", err)
@@ -446,7 +437,7 @@ func produceTxn(t *testing.T, ctx context.Context, cl *kgo.Client, prefix string
 // has want records (or a minute passed) and returns the values.
 func readCommitted(t *testing.T, ctx context.Context, c *Cluster, topic string, want int) []string {
 	t.Helper()
-	cl := newClient(t, c, kgo.ConsumeTopics(topic), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+	cl := clustertest.Client(t, c.Bootstrap(), kgo.ConsumeTopics(topic), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()

@@ -3,6 +3,7 @@ package kip1289
 import (
 	"context"
 	"errors"
+	"github.com/sharechaos/sharechaos/internal/clustertest"
 	"reflect"
 	"slices"
 	"strings"
@@ -28,31 +29,15 @@ func newCluster(t *testing.T, brokers int) []string {
 	return c.ListenAddrs()
 }
 
-func newClient(t *testing.T, seeds []string, opts ...kgo.Opt) *kgo.Client {
-	t.Helper()
-	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(seeds...)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cl.Close)
-	return cl
-}
-
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 var group = ShareGroupMetadata{GroupID: "g", MemberID: "m", GenerationID: 1}
 
 // kfake does not advertise KIP-1289. Negotiation must say so from
 // ApiVersions alone: a request with an unknown key would crash kfake, so the
 // test also shows that nothing new was sent (kfake still answers after).
 func TestNegotiateOnBrokerWithoutKIP1289(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t, 30*time.Second)
 	seeds := newCluster(t, 3)
-	cl := newClient(t, seeds)
+	cl := clustertest.Client(t, seeds)
 	s, err := Negotiate(ctx, cl, APIKeys{})
 	if err != nil {
 		t.Fatal(err)
@@ -78,10 +63,10 @@ func TestNegotiateOnBrokerWithoutKIP1289(t *testing.T) {
 // SendShareAcksToTransaction on a broker without the RPCs refuses before
 // sending anything new, and the transaction is still usable.
 func TestSendShareAcksRefusedOnBrokerWithoutKIP1289(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t, 30*time.Second)
 	seeds := newCluster(t, 1)
 	keys := DefaultAPIKeys()
-	producer := newClient(t, seeds, kgo.TransactionalID("t-unsupported"), keys.ClientOpt(), kgo.DefaultProduceTopic("out"))
+	producer := clustertest.Client(t, seeds, kgo.TransactionalID("t-unsupported"), keys.ClientOpt(), kgo.DefaultProduceTopic("out"))
 	if err := producer.BeginTransaction(); err != nil {
 		t.Fatal(err)
 	}
@@ -111,14 +96,14 @@ func newEmulated(t *testing.T) emulated {
 }
 
 func (e emulated) producer(t *testing.T, txnID string) *kgo.Client {
-	return newClient(t, e.seeds, kgo.TransactionalID(txnID), kgo.Dialer(e.em.dial), e.keys.ClientOpt(),
+	return clustertest.Client(t, e.seeds, kgo.TransactionalID(txnID), kgo.Dialer(e.em.dial), e.keys.ClientOpt(),
 		kgo.DefaultProduceTopic("out"), kgo.TransactionTimeout(10*time.Second))
 }
 
 func TestNegotiateOnEmulatedKIP1289Broker(t *testing.T) {
 	e := newEmulated(t)
-	cl := newClient(t, e.seeds, kgo.Dialer(e.em.dial))
-	s, err := Negotiate(testCtx(t), cl, e.keys)
+	cl := clustertest.Client(t, e.seeds, kgo.Dialer(e.em.dial))
+	s, err := Negotiate(clustertest.Context(t, 30*time.Second), cl, e.keys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,14 +114,14 @@ func TestNegotiateOnEmulatedKIP1289Broker(t *testing.T) {
 		t.Error("kgo's share consumer auto-accepts: Support.Blocked must say so")
 	}
 	// The default keys are not what this broker advertises.
-	s, err = Negotiate(testCtx(t), cl, APIKeys{})
+	s, err = Negotiate(clustertest.Context(t, 30*time.Second), cl, APIKeys{})
 	if err != nil || s.Native {
 		t.Errorf("default keys on a broker advertising others: %+v, %v", s, err)
 	}
 }
 
 func TestSendShareAcksToTransaction(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t, 30*time.Second)
 	e := newEmulated(t)
 	producer := e.producer(t, "t-send")
 	sender, err := NewSender(producer, e.keys)
@@ -212,7 +197,7 @@ func TestSendShareAcksToTransaction(t *testing.T) {
 }
 
 func TestSendShareAcksOutsideTransaction(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t, 30*time.Second)
 	e := newEmulated(t)
 	producer := e.producer(t, "t-outside")
 	acks, _ := FromRecords(recs("in", 0, 1), AckAccept)
@@ -236,10 +221,10 @@ func TestSendShareAcksOutsideTransaction(t *testing.T) {
 	if err := producer.EndTransaction(ctx, kgo.TryAbort); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewSender(newClient(t, e.seeds, e.keys.ClientOpt()), e.keys); !errors.Is(err, ErrNotTransactional) {
+	if _, err := NewSender(clustertest.Client(t, e.seeds, e.keys.ClientOpt()), e.keys); !errors.Is(err, ErrNotTransactional) {
 		t.Errorf("non-transactional producer: %v", err)
 	}
-	if _, err := NewSender(newClient(t, e.seeds, kgo.TransactionalID("x")), e.keys); err == nil {
+	if _, err := NewSender(clustertest.Client(t, e.seeds, kgo.TransactionalID("x")), e.keys); err == nil {
 		t.Error("a producer without the keys in its max versions was accepted")
 	}
 }
@@ -247,7 +232,7 @@ func TestSendShareAcksOutsideTransaction(t *testing.T) {
 // A producer fenced by a newer one with the same transactional id learns it
 // when it sends acks: errors.Is(err, kerr.ProducerFenced).
 func TestSendShareAcksFenced(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t, 30*time.Second)
 	e := newEmulated(t)
 	old := e.producer(t, "t-fenced")
 	if err := old.BeginTransaction(); err != nil {
@@ -269,9 +254,9 @@ func TestSendShareAcksFenced(t *testing.T) {
 }
 
 func TestTransactionalShareAcknowledger(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t, 30*time.Second)
 	e := newEmulated(t)
-	cl := newClient(t, e.seeds, kgo.Dialer(e.em.dial), e.keys.ClientOpt())
+	cl := clustertest.Client(t, e.seeds, kgo.Dialer(e.em.dial), e.keys.ClientOpt())
 	a, err := NewTransactionalShareAcknowledger(AcknowledgerConfig{Client: cl, TransactionalID: "t-acker", Keys: e.keys,
 		TransactionTimeout: 10 * time.Second})
 	if err != nil {
@@ -340,7 +325,7 @@ func TestNativeAcker(t *testing.T) {
 		!strings.Contains(err.Error(), "ACCEPTs, on the next poll") {
 		t.Fatalf("native acker on kgo's share consumer: %v, want a refusal that says why", err)
 	}
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t, 30*time.Second)
 	e := newEmulated(t)
 	acker, err := NewNativeAcker(NativeConfig{Keys: e.keys, ConsumerLeavesAcks: true,
 		Metadata: func(context.Context) (ShareGroupMetadata, error) { return group, nil }})
@@ -380,8 +365,8 @@ func TestNativeAcker(t *testing.T) {
 // values as sets.
 func checkCommitted(t *testing.T, seeds []string, want []string) {
 	t.Helper()
-	ctx := testCtx(t)
-	cl := newClient(t, seeds)
+	ctx := clustertest.Context(t, 30*time.Second)
+	cl := clustertest.Client(t, seeds)
 	var got []string
 	for p := range int32(2) {
 		end, err := logread.EndOffset(ctx, cl, "out", p)

@@ -3,6 +3,7 @@ package shareconsumer
 import (
 	"context"
 	"errors"
+	"github.com/sharechaos/sharechaos/internal/clustertest"
 	"slices"
 	"sync"
 	"testing"
@@ -13,12 +14,6 @@ import (
 
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
-
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // consumeAll runs consumers concurrently, each accepting every batch, until
 // the ledger has n distinct records, and checks each came exactly once.
@@ -70,7 +65,7 @@ func consumeAll(t *testing.T, ctx context.Context, f *fixture, consumers, n int)
 }
 
 func TestKfakeExactlyOnceOneConsumer(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t, 2*time.Minute)
 	f := newFixture(t, ctx, startKfake(t, 1), 3, 1)
 	f.produce(t, ctx, 0, 200)
 	consumeAll(t, ctx, f, 1, 200)
@@ -79,7 +74,7 @@ func TestKfakeExactlyOnceOneConsumer(t *testing.T) {
 // Three brokers, so the partitions have different leaders and each consumer
 // keeps a share session per broker.
 func TestKfakeExactlyOnceThreeConsumers(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t, 2*time.Minute)
 	f := newFixture(t, ctx, startKfake(t, 3), 6, 3)
 	f.produce(t, ctx, 0, 300)
 	consumeAll(t, ctx, f, 3, 300)
@@ -87,7 +82,7 @@ func TestKfakeExactlyOnceThreeConsumers(t *testing.T) {
 
 // Every codec kgo writes decodes.
 func TestKfakeCompressedBatches(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t, 2*time.Minute)
 	f := newFixture(t, ctx, startKfake(t, 1), 1, 1)
 	codecs := []kgo.CompressionCodec{kgo.NoCompression(), kgo.GzipCompression(), kgo.SnappyCompression(), kgo.Lz4Compression(), kgo.ZstdCompression()}
 	for i, codec := range codecs {
@@ -99,7 +94,7 @@ func TestKfakeCompressedBatches(t *testing.T) {
 // read_committed: aborted records never come, and the control records of
 // both transactions are acknowledged as gaps, so the group drains to the end.
 func TestKfakeTransactionalInput(t *testing.T) {
-	testTransactionalInput(t, testCtx(t), startKfake(t, 1))
+	testTransactionalInput(t, clustertest.Context(t, 2*time.Minute), startKfake(t, 1))
 }
 
 func testTransactionalInput(t *testing.T, ctx context.Context, bootstrap []string) {
@@ -149,7 +144,9 @@ func testTransactionalInput(t *testing.T, ctx context.Context, bootstrap []strin
 	t.Logf("%d offsets acknowledged as gaps", c.gapsSent.Load())
 }
 
-func TestKfakeReleaseRedelivers(t *testing.T) { testReleaseRedelivers(t, testCtx(t), startKfake(t, 1)) }
+func TestKfakeReleaseRedelivers(t *testing.T) {
+	testReleaseRedelivers(t, clustertest.Context(t, 2*time.Minute), startKfake(t, 1))
+}
 
 func testReleaseRedelivers(t *testing.T, ctx context.Context, bootstrap []string) {
 	f := newFixture(t, ctx, bootstrap, 1, 1)
@@ -186,7 +183,7 @@ func testReleaseRedelivers(t *testing.T, ctx context.Context, bootstrap []string
 // close, and another member gets them with delivery count 2, before their
 // lock would have expired.
 func TestKfakeCloseWithoutAckRedeliversToAnother(t *testing.T) {
-	testCloseWithoutAck(t, testCtx(t), startKfake(t, 1))
+	testCloseWithoutAck(t, clustertest.Context(t, 2*time.Minute), startKfake(t, 1))
 }
 
 func testCloseWithoutAck(t *testing.T, ctx context.Context, bootstrap []string) {
@@ -225,7 +222,9 @@ func testCloseWithoutAck(t *testing.T, ctx context.Context, bootstrap []string) 
 // Polling again acknowledges nothing: the first batch stays acquired (the
 // share start offset does not move), and comes back only when its lock
 // expires, with delivery count 2.
-func TestKfakeNoAutoAck(t *testing.T) { testNoAutoAck(t, testCtx(t), startKfake(t, 1)) }
+func TestKfakeNoAutoAck(t *testing.T) {
+	testNoAutoAck(t, clustertest.Context(t, 2*time.Minute), startKfake(t, 1))
+}
 
 func testNoAutoAck(t *testing.T, ctx context.Context, bootstrap []string) {
 	f := newFixture(t, ctx, bootstrap, 1, 1)
@@ -276,7 +275,7 @@ func testNoAutoAck(t *testing.T, ctx context.Context, bootstrap []string) {
 // accepting records another member holds. The second member never fetched,
 // so its ack also opens an empty share session first.
 func TestKfakeRejectedAckIsReported(t *testing.T) {
-	testRejectedAckIsReported(t, testCtx(t), startKfake(t, 1))
+	testRejectedAckIsReported(t, clustertest.Context(t, 2*time.Minute), startKfake(t, 1))
 }
 
 func testRejectedAckIsReported(t *testing.T, ctx context.Context, bootstrap []string) {
@@ -301,7 +300,9 @@ func testRejectedAckIsReported(t *testing.T, ctx context.Context, bootstrap []st
 }
 
 // Renew (KIP-1222) keeps records past their original lock.
-func TestKfakeRenewExtendsLock(t *testing.T) { testRenewExtendsLock(t, testCtx(t), startKfake(t, 1)) }
+func TestKfakeRenewExtendsLock(t *testing.T) {
+	testRenewExtendsLock(t, clustertest.Context(t, 2*time.Minute), startKfake(t, 1))
+}
 
 func testRenewExtendsLock(t *testing.T, ctx context.Context, bootstrap []string) {
 	f := newFixture(t, ctx, bootstrap, 1, 1)

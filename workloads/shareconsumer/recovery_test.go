@@ -1,6 +1,7 @@
 package shareconsumer
 
 import (
+	"github.com/sharechaos/sharechaos/internal/clustertest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,7 +14,7 @@ import (
 // when two requests raced on one session) makes the consumer reopen the
 // session at epoch 0 in the same Poll, and consumption goes on exactly once.
 func TestKfakeSessionEpochErrorReopens(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t, 2*time.Minute)
 	cl := startKfakeCluster(t, 1)
 	f := newFixture(t, ctx, cl.ListenAddrs(), 1, 1)
 	f.produce(t, ctx, 0, 50)
@@ -49,7 +50,7 @@ func TestKfakeSessionEpochErrorReopens(t *testing.T) {
 // A fenced member (FENCED_MEMBER_EPOCH on a heartbeat) rejoins with the same
 // member id at epoch 0 and gets a new epoch and its assignment back.
 func TestKfakeFencedMemberRejoins(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t, 2*time.Minute)
 	cl := startKfakeCluster(t, 1)
 	f := newFixture(t, ctx, cl.ListenAddrs(), 1, 1)
 	f.produce(t, ctx, 0, 30)
@@ -87,7 +88,7 @@ func TestKfakeFencedMemberRejoins(t *testing.T) {
 // metadata; consumption finishes exactly once. (kfake keeps a partition's
 // share state across the move, so records acked before it stay acked.)
 func TestKfakeLeaderMove(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t, 2*time.Minute)
 	cl := startKfakeCluster(t, 3)
 	f := newFixture(t, ctx, cl.ListenAddrs(), 1, 3)
 	f.produce(t, ctx, 0, 100)

@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"github.com/sharechaos/sharechaos/internal/clustertest"
 	"testing"
 	"time"
 
@@ -12,7 +13,7 @@ import (
 // share group read it from the start.
 func seedOneRecord(t *testing.T, ctx context.Context, c *Cluster, topic, group string) {
 	t.Helper()
-	admin := newClient(t, c)
+	admin := clustertest.Client(t, c.Bootstrap())
 	createTopic(t, ctx, admin, topic, 1)
 	if err := admin.ProduceSync(ctx, &kgo.Record{Topic: topic, Key: []byte("only")}).FirstErr(); err != nil {
 		t.Fatalf("produce: %v", err)
@@ -24,7 +25,7 @@ func seedOneRecord(t *testing.T, ctx context.Context, c *Cluster, topic, group s
 
 func newShareConsumer(t *testing.T, c *Cluster, group, topic string) *kgo.Client {
 	t.Helper()
-	return newClient(t, c,
+	return clustertest.Client(t, c.Bootstrap(),
 		kgo.ShareGroup(group),
 		kgo.ConsumeTopics(topic),
 		kgo.ShareMaxRecordsStrict(),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sharechaos/sharechaos/internal/clustertest"
 	"net"
 	"os"
 	"path/filepath"
@@ -52,16 +53,6 @@ func startCluster(t *testing.T, opts Options) *Cluster {
 	return c
 }
 
-func newClient(t *testing.T, c *Cluster, opts ...kgo.Opt) *kgo.Client {
-	t.Helper()
-	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(c.Bootstrap()...)}, opts...)...)
-	if err != nil {
-		t.Fatalf("new client: %v", err)
-	}
-	t.Cleanup(cl.Close)
-	return cl
-}
-
 func createTopic(t *testing.T, ctx context.Context, cl *kgo.Client, topic string, partitions int32) {
 	t.Helper()
 	if _, err := kadm.NewClient(cl).CreateTopic(ctx, partitions, -1, nil, topic); err != nil {
@@ -73,7 +64,7 @@ func TestMetadataNamesOnlyProxies(t *testing.T) {
 	c := startCluster(t, Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cl := newClient(t, c)
+	cl := clustertest.Client(t, c.Bootstrap())
 	md, err := kadm.NewClient(cl).BrokerMetadata(ctx)
 	if err != nil {
 		t.Fatalf("metadata: %v", err)
@@ -97,9 +88,9 @@ func TestTransactionsThroughProxies(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	const topic = "txn-out"
-	createTopic(t, ctx, newClient(t, c), topic, 3)
+	createTopic(t, ctx, clustertest.Client(t, c.Bootstrap()), topic, 3)
 
-	prod := newClient(t, c,
+	prod := clustertest.Client(t, c.Bootstrap(),
 		kgo.TransactionalID("txn-test"),
 		kgo.TransactionTimeout(10*time.Second), // within the broker's transaction.max.timeout.ms (the 15s lock)
 		kgo.DefaultProduceTopic(topic),
@@ -126,7 +117,7 @@ func TestTransactionsThroughProxies(t *testing.T) {
 	transact("x", 10, kgo.TryAbort)
 	transact("b", 40, kgo.TryCommit)
 
-	cons := newClient(t, c,
+	cons := clustertest.Client(t, c.Bootstrap(),
 		kgo.ConsumeTopics(topic),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
@@ -152,7 +143,7 @@ func TestTxnTimeoutAboveLockRejected(t *testing.T) {
 	c := startCluster(t, Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	prod := newClient(t, c, kgo.TransactionalID("too-long"), kgo.TransactionTimeout(40*time.Second))
+	prod := clustertest.Client(t, c.Bootstrap(), kgo.TransactionalID("too-long"), kgo.TransactionTimeout(40*time.Second))
 	if _, _, err := prod.ProducerID(ctx); err == nil {
 		t.Fatal("InitProducerId with a 40s transaction timeout over a 15s lock: no error")
 	} else {
@@ -172,7 +163,7 @@ func TestIsolateAndHeal(t *testing.T) {
 	c := startCluster(t, Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cl := newClient(t, c)
+	cl := clustertest.Client(t, c.Bootstrap())
 	if _, err := kadm.NewClient(cl).BrokerMetadata(ctx); err != nil {
 		t.Fatalf("metadata: %v", err)
 	}
@@ -218,7 +209,7 @@ func TestLatencyAndHeal(t *testing.T) {
 	c := startCluster(t, Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cl := newClient(t, c)
+	cl := clustertest.Client(t, c.Bootstrap())
 	if err := requestTo(ctx, cl, 0, 5*time.Second); err != nil {
 		t.Fatalf("request before latency: %v", err)
 	}
@@ -264,7 +255,7 @@ func TestRoles(t *testing.T) {
 	c := startCluster(t, Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cl := newClient(t, c)
+	cl := clustertest.Client(t, c.Bootstrap())
 	const topic = "roles"
 	createTopic(t, ctx, cl, topic, 3)
 	topics, err := kadm.NewClient(cl).ListTopics(ctx, topic)
@@ -413,7 +404,7 @@ func shareProgressAcrossRestart(t *testing.T, restart restartFn, restWait time.D
 		group = "share-g"
 	)
 	total = 60
-	admin := newClient(t, c)
+	admin := clustertest.Client(t, c.Bootstrap())
 	createTopic(t, ctx, admin, topic, 3)
 	for i := range total {
 		r := &kgo.Record{Topic: topic, Key: []byte(fmt.Sprintf("r-%03d", i))}

@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"errors"
+	"github.com/sharechaos/sharechaos/internal/clustertest"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -42,7 +43,7 @@ func newCell(t *testing.T, inputs int) *cell {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	cl := newClient(t, c.ListenAddrs())
+	cl := clustertest.Client(t, c.ListenAddrs())
 	cell := &cell{t: t, seeds: c.ListenAddrs(), cl: cl, adm: kadm.NewClient(cl)}
 	cell.setGroupConfig("share.auto.offset.reset", "earliest")
 	for i := range inputs {
@@ -79,16 +80,6 @@ func ctx(t *testing.T) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return c
-}
-
-func newClient(t *testing.T, seeds []string, opts ...kgo.Opt) *kgo.Client {
-	t.Helper()
-	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(seeds...)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cl.Close)
-	return cl
 }
 
 type worker struct {
@@ -133,7 +124,7 @@ func (c *cell) worker(name string) *worker {
 		},
 	}}
 	w.newProducer()
-	w.consumer = newClient(c.t, c.seeds, kgo.ClientID(name), kgo.Dialer(w.cdial.Dial),
+	w.consumer = clustertest.Client(c.t, c.seeds, kgo.ClientID(name), kgo.Dialer(w.cdial.Dial),
 		kgo.ShareGroup(group), kgo.ConsumeTopics("in"), kgo.ShareMaxRecords(10), kgo.ShareMaxRecordsStrict())
 	var err error
 	w.acker, err = New(ctx(c.t), Config{Topic: "ledger", Group: group, Seeds: c.seeds, Consumer: w.consumer,
@@ -153,7 +144,7 @@ func (w *worker) newProducer() {
 	if w.producer != nil {
 		w.producer.Close()
 	}
-	w.producer = newClient(w.t, w.c.seeds, kgo.TransactionalID("tx-"+w.name), kgo.Dialer(w.pdial.Dial),
+	w.producer = clustertest.Client(w.t, w.c.seeds, kgo.TransactionalID("tx-"+w.name), kgo.Dialer(w.pdial.Dial),
 		kgo.DefaultProduceTopic("out"), kgo.TransactionTimeout(20*time.Second))
 	if _, _, err := w.producer.ProducerID(ctx(w.t)); err != nil {
 		w.t.Fatal(err)

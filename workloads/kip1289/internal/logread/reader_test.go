@@ -2,6 +2,7 @@ package logread
 
 import (
 	"context"
+	"github.com/sharechaos/sharechaos/internal/clustertest"
 	"testing"
 	"time"
 
@@ -27,12 +28,6 @@ func setup(t *testing.T) (*kgo.Client, func(txnID string) *kgo.Client) {
 	return newClient(), func(txnID string) *kgo.Client { return newClient(kgo.TransactionalID(txnID)) }
 }
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // txn produces values in one transaction and commits or aborts it.
 func txn(t *testing.T, p *kgo.Client, commit bool, values ...string) {
 	t.Helper()
@@ -40,11 +35,11 @@ func txn(t *testing.T, p *kgo.Client, commit bool, values ...string) {
 		t.Fatal(err)
 	}
 	for _, v := range values {
-		if err := p.ProduceSync(testCtx(t), kgo.StringRecord(v)).FirstErr(); err != nil {
+		if err := p.ProduceSync(clustertest.Context(t, 20*time.Second), kgo.StringRecord(v)).FirstErr(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := p.EndTransaction(testCtx(t), kgo.TransactionEndTry(commit)); err != nil {
+	if err := p.EndTransaction(clustertest.Context(t, 20*time.Second), kgo.TransactionEndTry(commit)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -52,7 +47,7 @@ func txn(t *testing.T, p *kgo.Client, commit bool, values ...string) {
 func readAll(t *testing.T, r *Partition, target int64) []string {
 	t.Helper()
 	var got []string
-	if err := r.ReadTo(testCtx(t), target, func(rec *kgo.Record) error {
+	if err := r.ReadTo(clustertest.Context(t, 20*time.Second), target, func(rec *kgo.Record) error {
 		got = append(got, string(rec.Value))
 		return nil
 	}, nil); err != nil {
@@ -69,7 +64,7 @@ func TestReadToEndsOnPositionPastControlRecords(t *testing.T) {
 	txn(t, p, true, "a", "b")
 	txn(t, p, false, "aborted")
 	txn(t, p, true, "c")
-	high, err := EndOffset(testCtx(t), cl, "t", 0)
+	high, err := EndOffset(clustertest.Context(t, 20*time.Second), cl, "t", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,11 +82,11 @@ func TestReadToEndsOnPositionPastControlRecords(t *testing.T) {
 	}
 	// Only aborted data and markers: nothing to hand out, the position still moves.
 	txn(t, p, false, "x", "y")
-	high2, _ := EndOffset(testCtx(t), cl, "t", 0)
+	high2, _ := EndOffset(clustertest.Context(t, 20*time.Second), cl, "t", 0)
 	if got := readAll(t, r, high2); len(got) != 0 || r.Position() != high2 {
 		t.Errorf("after an aborted transaction: read %v, position %d, want nothing and %d", got, r.Position(), high2)
 	}
-	if start, err := StartOffset(testCtx(t), cl, "t", 0); err != nil || start != 0 {
+	if start, err := StartOffset(clustertest.Context(t, 20*time.Second), cl, "t", 0); err != nil || start != 0 {
 		t.Errorf("start offset %d, %v", start, err)
 	}
 }
@@ -104,10 +99,10 @@ func TestReadToWaitsForOpenTransaction(t *testing.T) {
 	if err := open.BeginTransaction(); err != nil {
 		t.Fatal(err)
 	}
-	if err := open.ProduceSync(testCtx(t), kgo.StringRecord("pending")).FirstErr(); err != nil {
+	if err := open.ProduceSync(clustertest.Context(t, 20*time.Second), kgo.StringRecord("pending")).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	high, _ := EndOffset(testCtx(t), cl, "t", 0)
+	high, _ := EndOffset(clustertest.Context(t, 20*time.Second), cl, "t", 0)
 	r := New(cl, "t", 0, 0, 20*time.Millisecond)
 	idle := make(chan struct{}, 100)
 	done := make(chan []string, 1)
@@ -132,11 +127,11 @@ func TestReadToWaitsForOpenTransaction(t *testing.T) {
 		case <-idle:
 		case got := <-done:
 			t.Fatalf("read returned %v while the transaction was open", got)
-		case <-testCtx(t).Done():
+		case <-clustertest.Context(t, 20*time.Second).Done():
 			t.Fatal("read neither waited nor returned")
 		}
 	}
-	if err := open.EndTransaction(testCtx(t), kgo.TryCommit); err != nil {
+	if err := open.EndTransaction(clustertest.Context(t, 20*time.Second), kgo.TryCommit); err != nil {
 		t.Fatal(err)
 	}
 	if got := <-done; len(got) != 1 || got[0] != "pending" {
