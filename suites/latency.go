@@ -2,7 +2,6 @@ package suites
 
 import (
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/sharechaos/sharechaos/bench"
@@ -36,8 +35,8 @@ func cellLatency(h history.History) map[string]*bench.Histogram {
 		switch e.F {
 		case history.FCommit:
 			rec(metricCommit, time.Duration(e.DurNS))
-			if ns, err := strconv.ParseInt(e.Attrs["txn_ns"], 10, 64); err == nil {
-				rec(metricTxn, time.Duration(ns))
+			if e.TxnNS > 0 {
+				rec(metricTxn, time.Duration(e.TxnNS))
 			}
 		case history.FAck:
 			if e.Ack == history.AckAccept {

@@ -82,6 +82,9 @@ type Event struct {
 	Error string `json:"error,omitempty"`
 	// DurNS is how long the operation took (set on its completion event).
 	DurNS int64 `json:"dur_ns,omitempty"`
+	// TxnNS is, on a commit's completion, how long its whole transaction
+	// took: beginTransaction to the commit's return.
+	TxnNS int64 `json:"txn_ns,omitempty"`
 	// Fault names the fault of a fault-fired event, Point where it fired.
 	Fault string `json:"fault,omitempty"`
 	Point string `json:"point,omitempty"`

@@ -33,8 +33,9 @@ func commitOutcome(err error) history.Type {
 	return history.Info
 }
 
-// fenced reports whether err says a newer producer with our transactional id
-// exists.
-func fenced(err error) bool {
+// Fenced reports whether err says a newer producer with our transactional id
+// took over: this producer must stop. The one definition: the loop and the
+// KIP-1289 client API both ask it.
+func Fenced(err error) bool {
 	return errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch)
 }

@@ -154,7 +154,7 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 	cancelCommit()
 	outcome := commitOutcome(err)
 	e := history.Event{Type: outcome, F: history.FCommit, Txn: w.txnSeq, Records: recs(batch), DurNS: since(commitStart),
-		Attrs: map[string]string{"txn_ns": fmt.Sprint(since(txnStart))}}
+		TxnNS: since(txnStart)}
 	if err != nil {
 		e.Error = err.Error()
 	}
@@ -177,7 +177,7 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 		if w.cfg.Mode != Implicit {
 			w.ack(ctx, kgo.AckRelease, batch)
 		}
-		if fenced(err) {
+		if Fenced(err) {
 			// Another process owns our transactional id now (we were a
 			// zombie): a fenced producer is dead, and so is this worker.
 			return fmt.Errorf("commit txn %d: fenced: %w", w.txnSeq, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
 	"sync"
 	"time"
 
@@ -105,7 +106,7 @@ func (a *TransactionalShareAcknowledger) initLocked(ctx context.Context) error {
 		return kerr.ErrorForCode(resp.ErrorCode)
 	})
 	if err != nil {
-		if IsFenced(err) {
+		if ctp.Fenced(err) {
 			a.fatal = err
 		}
 		return fmt.Errorf("init transactions: %w", err)
@@ -202,7 +203,7 @@ func (a *TransactionalShareAcknowledger) endLocked(ctx context.Context, commit b
 		return fmt.Errorf("%s acknowledgements: %w: %w", what, ErrOutcomeUnknown, err)
 	default:
 		a.noteFenced(err)
-		if !IsFenced(err) {
+		if !ctp.Fenced(err) {
 			// A refused commit (e.g. INVALID_TXN_STATE) leaves the coordinator
 			// in a state only a re-init is sure to clear.
 			a.state = stateNeedsInit
@@ -240,7 +241,7 @@ func (a *TransactionalShareAcknowledger) usable() error {
 }
 
 func (a *TransactionalShareAcknowledger) noteFenced(err error) {
-	if IsFenced(err) {
+	if ctp.Fenced(err) {
 		a.fatal = err
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 var (
@@ -36,12 +34,6 @@ type UnsupportedError struct {
 
 func (e *UnsupportedError) Error() string {
 	return "broker does not support KIP-1289: missing " + strings.Join(e.Missing, ", ")
-}
-
-// IsFenced reports whether err says that a newer producer with the same
-// transactional id took over: this producer must stop.
-func IsFenced(err error) bool {
-	return errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch)
 }
 
 // PartitionError is one share-partition's refusal of TxnShareAcknowledge.

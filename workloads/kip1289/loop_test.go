@@ -151,9 +151,7 @@ func commitFigures(h history.History) string {
 			continue
 		}
 		commit = append(commit, time.Duration(e.DurNS))
-		var ns int64
-		fmt.Sscan(e.Attrs["txn_ns"], &ns)
-		txn = append(txn, time.Duration(ns))
+		txn = append(txn, time.Duration(e.TxnNS))
 	}
 	q := func(ds []time.Duration, p float64) time.Duration {
 		if len(ds) == 0 {

@@ -247,7 +247,7 @@ func TestSendShareAcksFenced(t *testing.T) {
 	}
 	acks, _ := FromRecords(recs("in", 0, 1), AckAccept)
 	err := SendShareAcksToTransaction(ctx, old, acks, group, WithAPIKeys(e.keys))
-	if !IsFenced(err) || !errors.Is(err, kerr.ProducerFenced) {
+	if !ctp.Fenced(err) || !errors.Is(err, kerr.ProducerFenced) {
 		t.Fatalf("send from a fenced producer: %v, want fenced", err)
 	}
 	checkCommitted(t, e.seeds, nil)
@@ -307,10 +307,10 @@ func TestTransactionalShareAcknowledger(t *testing.T) {
 	if err := b.InitTransactions(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.CommitAcknowledgements(ctx, acks, group); !IsFenced(err) {
+	if err := a.CommitAcknowledgements(ctx, acks, group); !ctp.Fenced(err) {
 		t.Fatalf("fenced acknowledger: %v", err)
 	}
-	if err := a.CommitAcknowledgements(ctx, acks, group); !IsFenced(err) {
+	if err := a.CommitAcknowledgements(ctx, acks, group); !ctp.Fenced(err) {
 		t.Errorf("a fenced acknowledger stays fenced: %v", err)
 	}
 	if err := b.CommitAcknowledgements(ctx, acks, group); err != nil {

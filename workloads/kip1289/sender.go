@@ -48,7 +48,7 @@ func NewSender(producer *kgo.Client, keys APIKeys) (*Sender, error) {
 //     would end it without telling the coordinator (see the error);
 //   - *UnsupportedError: the brokers do not advertise both RPCs; nothing new
 //     was sent;
-//   - fenced (IsFenced, errors.Is with kerr.ProducerFenced or
+//   - fenced (ctp.Fenced, errors.Is with kerr.ProducerFenced or
 //     kerr.InvalidProducerEpoch): a newer producer took over; abort and stop;
 //   - PartitionErrors: share-partitions that refused their acks; abort.
 //
