@@ -33,16 +33,3 @@ func (a Allowed) Names() []string {
 	sort.Strings(names)
 	return names
 }
-
-// clone copies the map, so a caller that edits its Allowed cannot change the
-// table every other cell reads.
-func (a Allowed) clone() Allowed {
-	c := Allowed{NotApplicable: a.NotApplicable}
-	if a.Anomalies != nil {
-		c.Anomalies = make(map[string]string, len(a.Anomalies))
-		for k, v := range a.Anomalies {
-			c.Anomalies[k] = v
-		}
-	}
-	return c
-}
