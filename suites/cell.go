@@ -128,7 +128,7 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 	}
 	prefix := fmt.Sprintf("sc-%s-c%02d", r.runID, r.plan.index)
 	r.topo = ctp.NewTopology(prefix, o.Partitions, rf, minISR)
-	admin, err := kgo.NewClient(kgo.SeedBrokers(r.c.Bootstrap()...), kgo.ClientID("sharechaos-orchestrator"))
+	admin, err := cluster.NewClient(r.c, kgo.ClientID("sharechaos-orchestrator"))
 	if err != nil {
 		return nil, "", fmt.Errorf("create admin client: %w", err)
 	}
@@ -141,7 +141,7 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 		return nil, "", fmt.Errorf("set up cell: %w", err)
 	}
 	sctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
-	err = ctp.Seed(sctx, r.c.Bootstrap(), r.topo.InputTopic, o.Records)
+	err = ctp.Seed(sctx, r.c.Bootstrap(), r.topo.InputTopic, o.Records, cluster.ClientOpts(r.c)...)
 	cancel()
 	if err != nil {
 		return nil, "", fmt.Errorf("seed cell: %w", err)
@@ -230,7 +230,7 @@ func (r *cellRun) workerSet() *workerSet {
 			Bootstrap: r.c.Bootstrap(), Group: r.topo.Group, InputTopic: r.topo.InputTopic,
 			OutputTopic: r.topo.OutputTopic, LedgerTopic: r.topo.LedgerTopic,
 			Mode: r.plan.mode, Realization: r.plan.realization, MaxRecords: o.MaxRecords,
-			TxnTimeout: ctp.Duration(o.TxnTimeout),
+			TxnTimeout: ctp.Duration(o.TxnTimeout), Client: cluster.ClientConfigOf(r.c),
 		},
 		dir: r.dir, slots: o.Workers, topology: r.topo,
 	}
@@ -309,11 +309,11 @@ func (r *cellRun) drain(ctx context.Context, admin *kgo.Client, ws *workerSet) (
 // group's end state and every history.
 func (r *cellRun) observe(ctx context.Context, admin *kgo.Client) (*ctp.Observation, error) {
 	bs := r.c.Bootstrap()
-	inputs, err := ctp.ReadInputs(ctx, bs, r.topo.InputTopic)
+	inputs, err := ctp.ReadInputs(ctx, bs, r.topo.InputTopic, cluster.ClientOpts(r.c)...)
 	if err != nil {
 		return nil, fmt.Errorf("observe: %w", err)
 	}
-	outputs, err := ctp.ReadOutputs(ctx, bs, r.topo.OutputTopic)
+	outputs, err := ctp.ReadOutputs(ctx, bs, r.topo.OutputTopic, cluster.ClientOpts(r.c)...)
 	if err != nil {
 		return nil, fmt.Errorf("observe: %w", err)
 	}

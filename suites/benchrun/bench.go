@@ -64,7 +64,7 @@ func Run(ctx context.Context, o Options) (reports.Bench, error) {
 	closeCluster := func() { _ = c.Close(context.WithoutCancel(ctx)) }
 	defer closeCluster()
 
-	admin, err := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()...), kgo.ClientID("sharechaos-bench"))
+	admin, err := cluster.NewClient(c, kgo.ClientID("sharechaos-bench"))
 	if err != nil {
 		b.Notes = append(b.Notes, "create admin client: "+err.Error())
 		return finishBench(&o, b, nil, started, true), nil

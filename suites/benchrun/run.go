@@ -197,7 +197,7 @@ func (r *benchRunner) run(ctx context.Context) error {
 	defer dropTopology(ctx, r.env, topo)
 	r.topo = topo
 	plan := planInput(o, r.plan.batch)
-	feed, err := newFeeder(r.env.c.Bootstrap(), topo.InputTopic, plan, &r.processed)
+	feed, err := newFeeder(r.env.c, topo.InputTopic, plan, &r.processed)
 	if err != nil {
 		return r.harnessErr(err)
 	}
@@ -208,7 +208,7 @@ func (r *benchRunner) run(ctx context.Context) error {
 	if err != nil {
 		return r.harnessErr(err)
 	}
-	tail, err := startTailReader(ctx, r.env.c.Bootstrap(), topo.OutputTopic)
+	tail, err := startTailReader(ctx, r.env.c, topo.OutputTopic)
 	if err != nil {
 		return r.harnessErr(err)
 	}
@@ -296,6 +296,7 @@ func dropTopology(ctx context.Context, env *benchEnv, topo ctp.Topology) {
 
 func (r *benchRunner) workerConfig(slot int) ctp.WorkerConfig {
 	return ctp.WorkerConfig{
+		Client:    cluster.ClientConfigOf(r.env.c),
 		Bootstrap: r.env.c.Bootstrap(), Group: r.topo.Group, InputTopic: r.topo.InputTopic,
 		OutputTopic: r.topo.OutputTopic, LedgerTopic: r.topo.LedgerTopic,
 		TransactionalID: r.topo.TransactionalID(slot),
