@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/sharechaos/sharechaos/internal/cluster"
+	"github.com/sharechaos/sharechaos/internal/cluster/adminroles"
 )
 
 // startCluster starts a real cluster for a test, or skips the test when no
@@ -193,7 +194,7 @@ func TestCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 		byName, _ := c.Coordinator(ctx, cluster.CoordShareState, "test-share:"+topic+":1")
-		byID, err := c.Coordinator(ctx, cluster.CoordShareState, "test-share:"+kafkaUUID(m.Topics[topic].ID)+":1")
+		byID, err := c.Coordinator(ctx, cluster.CoordShareState, "test-share:"+adminroles.KafkaUUID(m.Topics[topic].ID)+":1")
 		if err != nil || byID != byName {
 			t.Errorf("share-state coordinator by id = %d (%v), by name = %d", byID, err, byName)
 		}
