@@ -51,6 +51,8 @@ type cellRun struct {
 	timeline *history.Recorder
 	// report is what the cluster fault did, once it returned.
 	report *faults.Report
+	// cleanupErr is a heal that failed after the cell (cleanup.go).
+	cleanupErr error
 }
 
 // runCell runs one cell to its verdict. It never returns an error: whatever
@@ -92,6 +94,7 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 	defer r.timeline.Close()
 
 	obs, note, err := r.execute(ctx, allowed)
+	defer r.failOnCleanup(&cell)
 	if note != "" {
 		cell.Notes = append(cell.Notes, note)
 	}
@@ -133,6 +136,9 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 		return nil, "", fmt.Errorf("create admin client: %w", err)
 	}
 	defer admin.Close()
+	// Deferred after admin.Close, so it runs before it: heal what the
+	// fault left, then delete the cell's topics and group.
+	defer r.cleanUp(ctx, admin)
 
 	sctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	err = ctp.Setup(sctx, admin, r.topo, ctp.GroupConfig{Lock: o.Lock, DeliveryLimit: harness.DeliveryLimit})

@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharechaos/sharechaos/bench"
@@ -285,12 +284,8 @@ func dropTopology(ctx context.Context, env *benchEnv, topo ctp.Topology) {
 	}
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	adm := kadm.NewClient(env.admin)
-	if _, err := adm.DeleteTopics(dctx, topo.InputTopic, topo.OutputTopic, topo.LedgerTopic); err != nil {
-		env.o.Log.Warn("delete run topics", "prefix", topo.Prefix, "err", err)
-	}
-	if _, err := adm.DeleteGroup(dctx, topo.Group); err != nil {
-		env.o.Log.Info("delete run share group", "group", topo.Group, "err", err)
+	if err := ctp.Teardown(dctx, env.admin, topo); err != nil {
+		env.o.Log.Warn("tear down run", "prefix", topo.Prefix, "err", err)
 	}
 }
 
