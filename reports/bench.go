@@ -20,9 +20,9 @@ type Bench struct {
 	Backend   string          `json:"backend"`
 	// BackendWhy says why auto chose the backend.
 	BackendWhy string `json:"backend_why,omitempty"`
+	Command    string `json:"command,omitempty"`
 	// Cluster is the cluster the bench measured (nil when it never answered).
 	Cluster *ClusterInfo `json:"cluster,omitempty"`
-	Command string       `json:"command,omitempty"`
 	// Interrupted is true when the bench was stopped (Ctrl-C) before it ended.
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Rate is the target in transactions per second; 0 means closed loop (as
