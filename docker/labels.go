@@ -58,14 +58,14 @@ func (e *engine) removeStale(ctx context.Context) ([]string, error) {
 	var removed []string
 	staleCs := cs[:0]
 	for _, c := range cs {
-		if !ownerAlive(c.Labels) {
+		if !ownerAlive(c.Labels) && !isStandalone(c.Labels) {
 			staleCs = append(staleCs, c)
 			removed = append(removed, "container "+containerName(c))
 		}
 	}
 	staleNets := nets[:0]
 	for _, n := range nets {
-		if !ownerAlive(n.Labels) {
+		if !ownerAlive(n.Labels) && !isStandalone(n.Labels) {
 			staleNets = append(staleNets, n)
 			removed = append(removed, "network "+n.Name)
 		}
