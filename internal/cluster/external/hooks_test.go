@@ -101,3 +101,20 @@ func TestHookOutlivingItsTimeoutIsKilled(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestExampleHooksParse loads every ready-made hooks file of examples/hooks:
+// the ones not run here are at least valid.
+func TestExampleHooksParse(t *testing.T) {
+	files, _ := filepath.Glob("../../../examples/hooks/*.yaml")
+	if len(files) < 3 {
+		t.Fatalf("found %d example hooks files", len(files))
+	}
+	for _, f := range files {
+		h, err := LoadHooks(f)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		t.Logf("%s: %d hooks, toxiproxy %q", filepath.Base(f), len(h.Hooks), h.Toxiproxy)
+	}
+}
