@@ -17,8 +17,9 @@ import (
 )
 
 // A standalone cluster (`sharechaos cluster up`) outlives the process that
-// started it: its objects carry LabelStandalone so RemoveStale spares them,
-// and its state is a directory that `cluster fault` and `cluster down` act
+// started it: its objects carry LabelStandalone (the run id) in place of
+// LabelRun and no owner pid, so no RemoveStale, of this version or an older
+// one, takes them for a dead run's leftovers; and its state is a directory that `cluster fault` and `cluster down` act
 // on from other processes, by container id and through toxiproxy's API.
 const LabelStandalone = "sharechaos.standalone"
 
@@ -29,15 +30,24 @@ const (
 	HooksFile     = "hooks.yaml"
 )
 
-func isStandalone(labels map[string]string) bool { return labels[LabelStandalone] == "true" }
-
 // labels are the labels of one object of this cluster.
 func (c *Cluster) labels(role string, node int) map[string]string {
 	l := runLabels(c.opts.RunID, role, node)
 	if c.opts.Standalone {
-		l[LabelStandalone] = "true"
+		delete(l, LabelRun)
+		delete(l, LabelPID)
+		delete(l, LabelPIDStart)
+		l[LabelStandalone] = c.opts.RunID
 	}
 	return l
+}
+
+// runLabel is the label that finds this cluster's objects.
+func (c *Cluster) runLabel() string {
+	if c.opts.Standalone {
+		return LabelStandalone
+	}
+	return LabelRun
 }
 
 // Standalone is what a standalone cluster's directory records.
@@ -155,7 +165,7 @@ func Down(ctx context.Context, dir string) error {
 		return fmt.Errorf("remove standalone cluster: %w", err)
 	}
 	defer eng.Close()
-	if err := eng.removeRun(ctx, st.RunID); err != nil {
+	if err := eng.removeLabelled(ctx, LabelStandalone, st.RunID); err != nil {
 		return fmt.Errorf("remove standalone cluster %s: %w", st.RunID, err)
 	}
 	for _, f := range []string{StateFile, BootstrapFile, HooksFile} {
