@@ -101,3 +101,24 @@ func TestExternalOnEmbedded(t *testing.T) {
 		t.Errorf("result.json has no kafka_version")
 	}
 }
+
+// TestClusterSectionEmbedded: the embedded backend's report names its
+// cluster too (kfake's version guess, broker ids, image).
+func TestClusterSectionEmbedded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real (embedded) cluster; skipped with -short")
+	}
+	res := runMatrix(t, Options{Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{ctp.Explicit}, Seed: 3},
+		Scenarios: []string{"steady"}, Records: 100})
+	c := res.Cluster
+	if c == nil || c.KafkaVersion == "" || c.Brokers != 3 || len(c.BrokerIDs) != 3 || !strings.Contains(c.Image, "kfake") {
+		t.Fatalf("cluster section: %+v", c)
+	}
+	for _, f := range []string{"summary.md", "report.html", "junit.xml"} {
+		b, _ := os.ReadFile(filepath.Join(res.Dir, f))
+		if !strings.Contains(string(b), "kafka") || !strings.Contains(string(b), c.KafkaVersion) {
+			t.Errorf("%s does not name the Kafka version %s", f, c.KafkaVersion)
+		}
+	}
+	t.Logf("cluster: %+v", *c)
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/internal/cluster/embedded"
 	"github.com/sharechaos/sharechaos/reports"
+	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
 
 // DescribeCluster is the cluster section of every report: the version the
@@ -38,8 +39,12 @@ func DescribeCluster(ctx context.Context, c cluster.Cluster, common Common) *rep
 		VersionSource: "ApiVersions: the newest release whose API ranges match",
 		Bootstrap:     c.Bootstrap(),
 		Features:      map[string]int16{},
-		KIP1289Keys:   []int16{common.KIP1289Keys.AddShareAcksToTxn, common.KIP1289Keys.TxnShareAcknowledge},
 	}
+	keys := common.KIP1289Keys
+	if keys == (kip1289.APIKeys{}) {
+		keys = kip1289.DefaultAPIKeys()
+	}
+	info.KIP1289Keys = []int16{keys.AddShareAcksToTxn, keys.TxnShareAcknowledge}
 	for _, f := range resp.FinalizedFeatures {
 		info.Features[f.Name] = f.MaxVersionLevel
 	}
@@ -60,6 +65,7 @@ func DescribeCluster(ctx context.Context, c cluster.Cluster, common Common) *rep
 	default:
 		if c.Name() == embedded.Name {
 			info.Image = "kfake (franz-go's fake cluster, in a child process)"
+			info.VersionSource += "; kfake implements its own mix of API versions, so no release matches exactly"
 		}
 	}
 	return info
