@@ -120,7 +120,7 @@ func (c *Cluster) Close(ctx context.Context) error {
 				errs = append(errs, err)
 			}
 		}
-		if err := c.eng.removeRun(ctx, c.opts.RunID); err != nil {
+		if err := c.eng.removeLabelled(ctx, c.runLabel(), c.opts.RunID); err != nil {
 			errs = append(errs, fmt.Errorf("remove run %s: %w", c.opts.RunID, err))
 		}
 		errs = append(errs, c.eng.Close())

@@ -117,11 +117,17 @@ func processStart(pid int) string {
 
 // removeRun removes every container and network of one run.
 func (e *engine) removeRun(ctx context.Context, runID string) error {
+	return e.removeLabelled(ctx, LabelRun, runID)
+}
+
+// removeLabelled removes every container and network whose label key is
+// value.
+func (e *engine) removeLabelled(ctx context.Context, key, value string) error {
 	// Containers can still be appearing when Close runs after a failed or
 	// cancelled Start; a second pass catches what the first one raced with.
 	var errs []error
 	for range 2 {
-		cs, nets, err := e.labelled(ctx, LabelRun, runID)
+		cs, nets, err := e.labelled(ctx, key, value)
 		if err != nil {
 			return err
 		}

@@ -39,6 +39,10 @@ type Options struct {
 	// StartTimeout bounds Start from the first container to a share group
 	// that consumes (default 4 minutes: three JVMs on two cores).
 	StartTimeout time.Duration
+	// Standalone labels the cluster's objects so that RemoveStale leaves
+	// them alone after the starting process exits (`sharechaos cluster up`;
+	// `cluster down` removes them).
+	Standalone bool
 	// Logger receives progress lines (default: discard). Debug level also
 	// gets testcontainers' own lines.
 	Logger *slog.Logger

@@ -70,13 +70,13 @@ func (c *Cluster) start(ctx context.Context) error {
 	// nothing else, not even the outside world. The edge network only
 	// carries toxiproxy's ports published on the host's loopback.
 	edge := edgeNetworkName(c.opts.RunID)
-	if err := c.eng.createNetwork(ctx, edge, runLabels(c.opts.RunID, "network", 0), false); err != nil {
+	if err := c.eng.createNetwork(ctx, edge, c.labels("network", 0), false); err != nil {
 		return err
 	}
 	c.edge = edge
 	for n := 1; n <= c.opts.Brokers; n++ {
 		name := networkName(c.opts.RunID, n)
-		if err := c.eng.createNetwork(ctx, name, runLabels(c.opts.RunID, "network", n), true); err != nil {
+		if err := c.eng.createNetwork(ctx, name, c.labels("network", n), true); err != nil {
 			return err
 		}
 		c.networks = append(c.networks, name)
@@ -131,7 +131,7 @@ func (c *Cluster) startProxy(ctx context.Context) error {
 		ContainerRequest: testcontainers.ContainerRequest{
 			Image:        c.opts.ToxiproxyImage,
 			Name:         proxyContainerName(c.opts.RunID),
-			Labels:       runLabels(c.opts.RunID, "toxiproxy", 0),
+			Labels:       c.labels("toxiproxy", 0),
 			Cmd:          []string{"-host=0.0.0.0", "-port=" + strconv.Itoa(proxyAPIPort)},
 			ExposedPorts: exposed,
 			// The first network is the one the ports are published from.
@@ -255,7 +255,7 @@ func (c *Cluster) brokerRequest(n int) testcontainers.GenericContainerRequest {
 		ContainerRequest: testcontainers.ContainerRequest{
 			Image:  c.opts.KafkaImage,
 			Name:   brokerContainerName(c.opts.RunID, n),
-			Labels: runLabels(c.opts.RunID, "kafka", n),
+			Labels: c.labels("kafka", n),
 			Env: map[string]string{
 				"CLUSTER_ID":      c.clusterID,
 				"KAFKA_HEAP_OPTS": c.opts.BrokerHeap,

@@ -1,7 +1,6 @@
 package docker
 
 import (
-	"github.com/sharechaos/sharechaos/internal/cluster/kafkarole"
 	"testing"
 
 	"github.com/sharechaos/sharechaos/internal/cluster"
@@ -45,41 +44,6 @@ func TestIsolateTouchesOnlyTheBrokersLinks(t *testing.T) {
 	for _, name := range touched {
 		if name == "client-1" || name == "internal-1-3" || name == "controller-3-1" {
 			t.Errorf("isolating 2 touches %s", name)
-		}
-	}
-}
-
-func TestPreferredFirst(t *testing.T) {
-	for _, tc := range []struct {
-		replicas []int32
-		node     int32
-		want     []int32
-	}{
-		{[]int32{1, 2, 3}, 3, []int32{3, 1, 2}},
-		{[]int32{1, 2, 3}, 1, []int32{1, 2, 3}},
-		{[]int32{1, 2}, 3, []int32{3, 1}}, // not a replica: replaces the last
-	} {
-		got := preferredFirst(tc.replicas, tc.node)
-		if len(got) != len(tc.want) {
-			t.Fatalf("preferredFirst(%v, %d) = %v, want %v", tc.replicas, tc.node, got, tc.want)
-		}
-		for i := range got {
-			if got[i] != tc.want[i] {
-				t.Errorf("preferredFirst(%v, %d) = %v, want %v", tc.replicas, tc.node, got, tc.want)
-				break
-			}
-		}
-	}
-}
-
-func TestSplitTopicPartition(t *testing.T) {
-	topic, p, err := kafkarole.SplitTopicPartition("ctp-input/7")
-	if err != nil || topic != "ctp-input" || p != 7 {
-		t.Errorf("got %q %d %v", topic, p, err)
-	}
-	for _, bad := range []string{"ctp-input", "/1", "t/x"} {
-		if _, _, err := kafkarole.SplitTopicPartition(bad); err == nil {
-			t.Errorf("kafkarole.SplitTopicPartition(%q) accepted", bad)
 		}
 	}
 }

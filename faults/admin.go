@@ -24,7 +24,7 @@ type admin struct {
 }
 
 func newAdmin(c cluster.Cluster) (*admin, error) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()...), kgo.ClientID("sharechaos-fault"),
+	cl, err := cluster.NewClient(c, kgo.ClientID("sharechaos-fault"),
 		kgo.DialTimeout(3*time.Second), kgo.RequestTimeoutOverhead(5*time.Second))
 	if err != nil {
 		return nil, fmt.Errorf("create fault admin client: %w", err)

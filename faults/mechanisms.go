@@ -15,9 +15,9 @@ var (
 	// DataLeaderKill kills the leader of an input or output partition.
 	DataLeaderKill = Mechanism{Act: dataLeaderKill, Needs: needsAll(needsProcesses, needsRoles)}
 	// Partition isolates one broker (all its links), then heals.
-	Partition = Mechanism{Act: partitionFault, Needs: needsAll(needsNetwork, needsBrokerLinks)}
+	Partition = Mechanism{Act: partitionFault, Needs: needsAll(needsNetwork, needsIsolate, needsBrokerLinks)}
 	// SlowNetwork adds latency to every link for a while.
-	SlowNetwork = Mechanism{Act: slowNetwork, Needs: needsNetwork}
+	SlowNetwork = Mechanism{Act: slowNetwork, Needs: needsAll(needsNetwork, needsLatency)}
 	// RollingRestart restarts every broker in turn.
 	RollingRestart = Mechanism{Act: rollingRestart, Needs: needsRestarts}
 	// LateEndTxn replays a captured EndTxn after a newer transaction began.

@@ -15,6 +15,9 @@ import (
 // progress and hides committed data (ENVIRONMENT.md), which would test kfake,
 // not the system under test.
 func needsProcesses(c cluster.Cluster) string {
+	if why := cluster.Lacks(c, cluster.CapProcesses); why != "" {
+		return why
+	}
 	if _, ok := c.(cluster.Processes); !ok {
 		return "broker crashes need real Kafka: this backend cannot kill -9 and recover a broker faithfully (kfake loses share-group progress on kill -9)"
 	}
@@ -23,6 +26,9 @@ func needsProcesses(c cluster.Cluster) string {
 
 // needsRestarts: a rolling restart restarts one broker at a time.
 func needsRestarts(c cluster.Cluster) string {
+	if why := cluster.Lacks(c, cluster.CapRestart); why != "" {
+		return why
+	}
 	if _, ok := c.(cluster.Processes); !ok {
 		return "a rolling restart restarts one broker at a time: this backend cannot (kfake runs every broker in one process)"
 	}
@@ -55,6 +61,9 @@ type brokerLinks interface {
 
 // needsBrokerLinks: the fault cuts or holds traffic between brokers.
 func needsBrokerLinks(c cluster.Cluster) string {
+	if why := cluster.Lacks(c, cluster.CapBrokerLinks); why != "" {
+		return why
+	}
 	if _, ok := c.(brokerLinks); !ok {
 		return "needs links between brokers to cut: this backend has none (kfake runs every broker in one process, so an isolated broker keeps leading and coordinating and nothing fails over)"
 	}
@@ -64,6 +73,9 @@ func needsBrokerLinks(c cluster.Cluster) string {
 // needsKafkaToxic: the fault acts on single Kafka requests of one link,
 // through the Kafka toxic in a toxiproxy that answers its HTTP API.
 func needsKafkaToxic(c cluster.Cluster) string {
+	if why := cluster.Lacks(c, cluster.CapKafkaToxic); why != "" {
+		return why
+	}
 	if _, _, ok := toxiAPIOf(c); !ok {
 		return "needs the Kafka-protocol toxic on the cluster's links through toxiproxy's HTTP API: this backend's proxies offer none (the embedded backend keeps them in-process)"
 	}
@@ -81,3 +93,9 @@ func needsAll(checks ...func(cluster.Cluster) string) func(cluster.Cluster) stri
 		return ""
 	}
 }
+
+// needsIsolate: the fault cuts every link of one broker and heals them.
+func needsIsolate(c cluster.Cluster) string { return cluster.Lacks(c, cluster.CapIsolate) }
+
+// needsLatency: the fault slows every link and heals them.
+func needsLatency(c cluster.Cluster) string { return cluster.Lacks(c, cluster.CapLatency) }

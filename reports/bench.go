@@ -21,6 +21,8 @@ type Bench struct {
 	// BackendWhy says why auto chose the backend.
 	BackendWhy string `json:"backend_why,omitempty"`
 	Command    string `json:"command,omitempty"`
+	// Cluster is the cluster the bench measured (nil when it never answered).
+	Cluster *ClusterInfo `json:"cluster,omitempty"`
 	// Interrupted is true when the bench was stopped (Ctrl-C) before it ended.
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Rate is the target in transactions per second; 0 means closed loop (as

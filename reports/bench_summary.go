@@ -203,6 +203,9 @@ func WriteBenchSummary(w io.Writer, b Bench) error {
 	p("| | |\n|---|---|\n")
 	p("| seed | %d |\n", b.Seed)
 	p("| backend | %s |\n", md(backendWords(b.Backend, b.BackendWhy)))
+	for _, row := range b.Cluster.Rows() {
+		p("| %s | %s |\n", row[0], md(row[1]))
+	}
 	if !b.Started.IsZero() {
 		p("| started | %s |\n", b.Started.Format(time.RFC3339))
 	}

@@ -254,7 +254,8 @@ var runTemplate = template.Must(template.New("run").Funcs(templateFuncs).Parse(`
 <table class="facts">
 <tr><th>seed</th><td>{{.R.Seed}}</td></tr>
 <tr><th>backend</th><td>{{.Backend}}</td></tr>
-{{if .Started}}<tr><th>started</th><td>{{.Started}}</td></tr>{{end}}
+{{range .R.Cluster.Rows}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>
+{{end}}{{if .Started}}<tr><th>started</th><td>{{.Started}}</td></tr>{{end}}
 <tr><th>duration</th><td>{{.Dur}}</td></tr>
 <tr><th>replay</th><td><code>{{.Replay}}</code></td></tr>
 </table>

@@ -39,6 +39,9 @@ func WriteJUnit(w io.Writer, r Result) error {
 			{Name: "replay", Value: ReplayCommand(r)},
 		},
 	}
+	for _, row := range r.Cluster.Rows() {
+		suite.Properties = append(suite.Properties, junitProperty{Name: strings.ReplaceAll(row[0], " ", "_"), Value: row[1]})
+	}
 	if r.Started.IsZero() {
 		suite.Timestamp = ""
 	}

@@ -19,6 +19,8 @@ type Result struct {
 	// Backend is the backend the run used, and BackendWhy why (auto's choice).
 	Backend    string `json:"backend"`
 	BackendWhy string `json:"backend_why,omitempty"`
+	// Cluster is the cluster the run tested (nil when it never answered).
+	Cluster *ClusterInfo `json:"cluster,omitempty"`
 	// Command is the command line, so a run can be replayed.
 	Command string `json:"command,omitempty"`
 	// Dir is the run directory.

@@ -30,6 +30,9 @@ func WriteSummary(w io.Writer, r Result) error {
 	p("| | |\n|---|---|\n")
 	p("| seed | %d |\n", r.Seed)
 	p("| backend | %s |\n", md(backendWords(r.Backend, r.BackendWhy)))
+	for _, row := range r.Cluster.Rows() {
+		p("| %s | %s |\n", row[0], md(row[1]))
+	}
 	if !r.Started.IsZero() {
 		p("| started | %s |\n", r.Started.Format(time.RFC3339))
 	}

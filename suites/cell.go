@@ -51,6 +51,8 @@ type cellRun struct {
 	timeline *history.Recorder
 	// report is what the cluster fault did, once it returned.
 	report *faults.Report
+	// cleanupErr is a heal that failed after the cell (cleanup.go).
+	cleanupErr error
 }
 
 // runCell runs one cell to its verdict. It never returns an error: whatever
@@ -92,6 +94,7 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 	defer r.timeline.Close()
 
 	obs, note, err := r.execute(ctx, allowed)
+	defer r.failOnCleanup(&cell)
 	if note != "" {
 		cell.Notes = append(cell.Notes, note)
 	}
@@ -128,11 +131,14 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 	}
 	prefix := fmt.Sprintf("sc-%s-c%02d", r.runID, r.plan.index)
 	r.topo = ctp.NewTopology(prefix, o.Partitions, rf, minISR)
-	admin, err := kgo.NewClient(kgo.SeedBrokers(r.c.Bootstrap()...), kgo.ClientID("sharechaos-orchestrator"))
+	admin, err := cluster.NewClient(r.c, kgo.ClientID("sharechaos-orchestrator"))
 	if err != nil {
 		return nil, "", fmt.Errorf("create admin client: %w", err)
 	}
 	defer admin.Close()
+	// Deferred after admin.Close, so it runs before it: heal what the
+	// fault left, then delete the cell's topics and group.
+	defer r.cleanUp(ctx, admin)
 
 	sctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	err = ctp.Setup(sctx, admin, r.topo, ctp.GroupConfig{Lock: o.Lock, DeliveryLimit: harness.DeliveryLimit})
@@ -141,7 +147,7 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 		return nil, "", fmt.Errorf("set up cell: %w", err)
 	}
 	sctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
-	err = ctp.Seed(sctx, r.c.Bootstrap(), r.topo.InputTopic, o.Records)
+	err = ctp.Seed(sctx, r.c.Bootstrap(), r.topo.InputTopic, o.Records, cluster.ClientOpts(r.c)...)
 	cancel()
 	if err != nil {
 		return nil, "", fmt.Errorf("seed cell: %w", err)
@@ -230,7 +236,7 @@ func (r *cellRun) workerSet() *workerSet {
 			Bootstrap: r.c.Bootstrap(), Group: r.topo.Group, InputTopic: r.topo.InputTopic,
 			OutputTopic: r.topo.OutputTopic, LedgerTopic: r.topo.LedgerTopic,
 			Mode: r.plan.mode, Realization: r.plan.realization, MaxRecords: o.MaxRecords,
-			TxnTimeout: ctp.Duration(o.TxnTimeout),
+			TxnTimeout: ctp.Duration(o.TxnTimeout), Client: cluster.ClientConfigOf(r.c),
 		},
 		dir: r.dir, slots: o.Workers, topology: r.topo,
 	}
@@ -309,11 +315,11 @@ func (r *cellRun) drain(ctx context.Context, admin *kgo.Client, ws *workerSet) (
 // group's end state and every history.
 func (r *cellRun) observe(ctx context.Context, admin *kgo.Client) (*ctp.Observation, error) {
 	bs := r.c.Bootstrap()
-	inputs, err := ctp.ReadInputs(ctx, bs, r.topo.InputTopic)
+	inputs, err := ctp.ReadInputs(ctx, bs, r.topo.InputTopic, cluster.ClientOpts(r.c)...)
 	if err != nil {
 		return nil, fmt.Errorf("observe: %w", err)
 	}
-	outputs, err := ctp.ReadOutputs(ctx, bs, r.topo.OutputTopic)
+	outputs, err := ctp.ReadOutputs(ctx, bs, r.topo.OutputTopic, cluster.ClientOpts(r.c)...)
 	if err != nil {
 		return nil, fmt.Errorf("observe: %w", err)
 	}

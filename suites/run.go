@@ -45,7 +45,8 @@ func Run(ctx context.Context, opts Options) (reports.Result, error) {
 
 	b := harness.ChooseBackend(ctx, o.Backend)
 	res.Backend, res.BackendWhy = b.Name, b.Why
-	c, err := harness.StartBackend(ctx, b, harness.StartOptions{Brokers: o.Brokers, RunID: runID, Dir: o.Out, Lock: o.Lock, Log: o.Log})
+	c, err := harness.StartBackend(ctx, b, harness.StartOptions{Brokers: o.Brokers, RunID: runID, Dir: o.Out, Lock: o.Lock, Log: o.Log,
+		External: o.External, KafkaImage: o.KafkaImage})
 	if err != nil {
 		res.Interrupted = ctx.Err() != nil
 		res.Runs = append(res.Runs, reports.Cell{Scenario: "cluster", Backend: b.Name, Verdict: verdict.HarnessError,
@@ -54,6 +55,16 @@ func Run(ctx context.Context, opts Options) (reports.Result, error) {
 	}
 	closeCluster := func() { _ = c.Close(context.WithoutCancel(ctx)) }
 	defer closeCluster()
+	res.Cluster = harness.DescribeCluster(ctx, c, o.Common)
+	settings, err := harness.CheckBrokerSettings(ctx, c, o.Lock, o.TxnTimeout)
+	for k, v := range settings {
+		res.Config["broker:"+k] = v
+	}
+	if err != nil {
+		res.Runs = append(res.Runs, reports.Cell{Scenario: "cluster", Backend: b.Name, Verdict: verdict.HarnessError,
+			Reason: err.Error(), Anomalies: map[string]verdict.Found{}})
+		return finish(o, thresholds, res, started), nil
+	}
 
 	plans, err := planCells(ctx, o, c)
 	if err != nil {

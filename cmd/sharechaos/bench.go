@@ -74,7 +74,6 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.BoolVar(&o.Overhead, "overhead", true, "measure the harness's own cost against a bare franz-go loop (explicit mode)")
 	fs.Float64Var(&o.Alpha, "alpha", 0.05, "significance level of the comparisons")
 	fs.IntVar(&o.MaxInput, "max-input", benchrun.DefaultMaxInput, "most records seeded before a run (more are added during the run if it runs low)")
-	fs.BoolVar(&o.KeepTopics, "keep-topics", false, "keep each run's topics and share group on the cluster (deleted after each run by default)")
 	verbose := fs.Bool("v", false, "log every step")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

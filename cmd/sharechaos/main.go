@@ -21,6 +21,7 @@ Usage:
   sharechaos bench  [flags]   compare the commit latency of the ack modes
   sharechaos check  DIR       re-check a stored run offline
   sharechaos report DIR       rewrite a stored run's summary.md, report.html, junit.xml
+  sharechaos cluster up|down|fault   a standalone docker cluster for --backend external
 
 Run 'sharechaos COMMAND --help' for the flags of a command.
 
@@ -50,6 +51,8 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 		return checkCmd(ctx, args[1:], stdout, stderr)
 	case "report":
 		return reportCmd(args[1:], stdout, stderr)
+	case "cluster":
+		return clusterCmd(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

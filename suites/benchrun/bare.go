@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharechaos/sharechaos/bench"
+	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
@@ -57,7 +58,7 @@ func runBare(ctx context.Context, env *benchEnv, p benchPlan, dir string, res be
 	}
 	defer dropTopology(ctx, env, topo)
 	var processed atomic.Int64
-	feed, err := newFeeder(env.c.Bootstrap(), topo.InputTopic, planInput(o, p.batch), &processed)
+	feed, err := newFeeder(env.c, topo.InputTopic, planInput(o, p.batch), &processed)
 	if err != nil {
 		return fail(err)
 	}
@@ -77,7 +78,7 @@ func runBare(ctx context.Context, env *benchEnv, p benchPlan, dir string, res be
 		}
 	}()
 	for i := range workers {
-		w, err := openBareWorker(ctx, env.c.Bootstrap(), topo, i+1, p.batch)
+		w, err := openBareWorker(ctx, env.c, topo, i+1, p.batch)
 		if w != nil {
 			w.sync = p.bareSync
 		}
@@ -149,16 +150,16 @@ type bareWorker struct {
 	seq                int64
 }
 
-func openBareWorker(ctx context.Context, bootstrap []string, topo ctp.Topology, slot, batch int) (*bareWorker, error) {
+func openBareWorker(ctx context.Context, c cluster.Cluster, topo ctp.Topology, slot, batch int) (*bareWorker, error) {
 	w := &bareWorker{slot: slot, batch: batch}
 	var err error
-	w.consumer, err = kgo.NewClient(kgo.SeedBrokers(bootstrap...), kgo.ClientID("sharechaos-bare-"+strconv.Itoa(slot)),
+	w.consumer, err = cluster.NewClient(c, kgo.ClientID("sharechaos-bare-"+strconv.Itoa(slot)),
 		kgo.ShareGroup(topo.Group), kgo.ConsumeTopics(topo.InputTopic),
 		kgo.ShareMaxRecords(int32(batch)), kgo.ShareMaxRecordsStrict(), kgo.FetchMaxWait(100*time.Millisecond))
 	if err != nil {
 		return nil, fmt.Errorf("open bare loop: %w", err)
 	}
-	w.producer, err = kgo.NewClient(kgo.SeedBrokers(bootstrap...), kgo.ClientID("sharechaos-bare-"+strconv.Itoa(slot)+"-producer"),
+	w.producer, err = cluster.NewClient(c, kgo.ClientID("sharechaos-bare-"+strconv.Itoa(slot)+"-producer"),
 		kgo.TransactionalID(topo.TransactionalID(slot)), kgo.TransactionTimeout(benchTxnTimeout),
 		kgo.DefaultProduceTopic(topo.OutputTopic))
 	if err != nil {

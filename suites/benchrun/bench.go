@@ -55,7 +55,7 @@ func Run(ctx context.Context, o Options) (reports.Bench, error) {
 	choice := harness.ChooseBackend(ctx, o.Backend)
 	b.Backend, b.BackendWhy = choice.Name, choice.Why
 	c, err := harness.StartBackend(ctx, choice, harness.StartOptions{Brokers: o.Brokers, RunID: runID, Dir: o.Out,
-		Lock: harness.DefaultLock, Log: o.Log})
+		Lock: harness.DefaultLock, Log: o.Log, External: o.External, KafkaImage: o.KafkaImage})
 	if err != nil {
 		b.Interrupted = ctx.Err() != nil
 		b.Notes = append(b.Notes, "the cluster did not start: "+err.Error())
@@ -63,8 +63,9 @@ func Run(ctx context.Context, o Options) (reports.Bench, error) {
 	}
 	closeCluster := func() { _ = c.Close(context.WithoutCancel(ctx)) }
 	defer closeCluster()
+	b.Cluster = harness.DescribeCluster(ctx, c, o.Common)
 
-	admin, err := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()...), kgo.ClientID("sharechaos-bench"))
+	admin, err := cluster.NewClient(c, kgo.ClientID("sharechaos-bench"))
 	if err != nil {
 		b.Notes = append(b.Notes, "create admin client: "+err.Error())
 		return finishBench(&o, b, nil, started, true), nil

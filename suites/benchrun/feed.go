@@ -10,6 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
@@ -66,8 +67,8 @@ type feeder struct {
 	err       error
 }
 
-func newFeeder(bootstrap []string, topic string, plan inputPlan, processed *atomic.Int64) (*feeder, error) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...), kgo.DefaultProduceTopic(topic),
+func newFeeder(c cluster.Cluster, topic string, plan inputPlan, processed *atomic.Int64) (*feeder, error) {
+	cl, err := cluster.NewClient(c, kgo.DefaultProduceTopic(topic),
 		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()), kgo.ClientID("sharechaos-bench-seeder"),
 		kgo.ProducerLinger(5*time.Millisecond))
 	if err != nil {

@@ -37,9 +37,6 @@ type Options struct {
 	Overhead bool
 	// Alpha is the significance level of the comparisons.
 	Alpha float64
-	// KeepTopics keeps every run's topics and share group on the cluster
-	// (deleted after each run by default).
-	KeepTopics bool
 	// MaxInput caps the input seeded before a run (records); more is added
 	// while the run goes if it runs low.
 	MaxInput int

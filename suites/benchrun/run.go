@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharechaos/sharechaos/bench"
@@ -197,7 +196,7 @@ func (r *benchRunner) run(ctx context.Context) error {
 	defer dropTopology(ctx, r.env, topo)
 	r.topo = topo
 	plan := planInput(o, r.plan.batch)
-	feed, err := newFeeder(r.env.c.Bootstrap(), topo.InputTopic, plan, &r.processed)
+	feed, err := newFeeder(r.env.c, topo.InputTopic, plan, &r.processed)
 	if err != nil {
 		return r.harnessErr(err)
 	}
@@ -208,7 +207,7 @@ func (r *benchRunner) run(ctx context.Context) error {
 	if err != nil {
 		return r.harnessErr(err)
 	}
-	tail, err := startTailReader(ctx, r.env.c.Bootstrap(), topo.OutputTopic)
+	tail, err := startTailReader(ctx, r.env.c, topo.OutputTopic)
 	if err != nil {
 		return r.harnessErr(err)
 	}
@@ -285,17 +284,14 @@ func dropTopology(ctx context.Context, env *benchEnv, topo ctp.Topology) {
 	}
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	adm := kadm.NewClient(env.admin)
-	if _, err := adm.DeleteTopics(dctx, topo.InputTopic, topo.OutputTopic, topo.LedgerTopic); err != nil {
-		env.o.Log.Warn("delete run topics", "prefix", topo.Prefix, "err", err)
-	}
-	if _, err := adm.DeleteGroup(dctx, topo.Group); err != nil {
-		env.o.Log.Info("delete run share group", "group", topo.Group, "err", err)
+	if err := ctp.Teardown(dctx, env.admin, topo); err != nil {
+		env.o.Log.Warn("tear down run", "prefix", topo.Prefix, "err", err)
 	}
 }
 
 func (r *benchRunner) workerConfig(slot int) ctp.WorkerConfig {
 	return ctp.WorkerConfig{
+		Client:    cluster.ClientConfigOf(r.env.c),
 		Bootstrap: r.env.c.Bootstrap(), Group: r.topo.Group, InputTopic: r.topo.InputTopic,
 		OutputTopic: r.topo.OutputTopic, LedgerTopic: r.topo.LedgerTopic,
 		TransactionalID: r.topo.TransactionalID(slot),

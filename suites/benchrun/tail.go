@@ -9,6 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
@@ -48,8 +49,8 @@ type tailReader struct {
 // is there, so this only matters when nothing is.
 const tailMaxWait = 50 * time.Millisecond
 
-func startTailReader(ctx context.Context, bootstrap []string, topic string) (*tailReader, error) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...),
+func startTailReader(ctx context.Context, c cluster.Cluster, topic string) (*tailReader, error) {
+	cl, err := cluster.NewClient(c,
 		kgo.ConsumeTopics(topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),

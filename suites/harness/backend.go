@@ -13,6 +13,7 @@ import (
 	"github.com/sharechaos/sharechaos/docker"
 	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/internal/cluster/embedded"
+	"github.com/sharechaos/sharechaos/internal/cluster/external"
 )
 
 // Auto picks the docker backend when it is usable, else embedded.
@@ -28,6 +29,11 @@ type StartOptions struct {
 	// Lock is the acquisition lock, for backends that set it broker-wide.
 	Lock time.Duration
 	Log  *slog.Logger
+	// External is the external backend's settings (--bootstrap,
+	// --client-config, --fault-hooks); KafkaImage the docker backend's
+	// --kafka-image.
+	External   ExternalFlags
+	KafkaImage string
 }
 
 // Backend is one way to get a cluster.
@@ -40,6 +46,7 @@ type Backend struct {
 // backends is the registry: a new backend is one package and one line here.
 var backends = map[string]Backend{
 	embedded.Name: {Name: embedded.Name, About: "franz-go's kfake in a child process behind in-process toxiproxy (nothing but Go needed)", Start: startEmbedded},
+	external.Name: {Name: external.Name, About: "a cluster the suite did not start (--bootstrap, --client-config, --fault-hooks)", Start: startExternal},
 	docker.Name:   {Name: docker.Name, About: "Apache Kafka 4.2.2 in containers, every link behind toxiproxy (needs a Docker engine and `make images`)", Start: startDocker},
 }
 
@@ -97,7 +104,7 @@ func StartBackend(ctx context.Context, ch Choice, o StartOptions) (cluster.Clust
 }
 
 func startDocker(ctx context.Context, o StartOptions) (cluster.Cluster, error) {
-	c, err := docker.Start(ctx, docker.Options{Brokers: o.Brokers, RunID: "sc-" + o.RunID,
+	c, err := docker.Start(ctx, docker.Options{Brokers: o.Brokers, RunID: "sc-" + o.RunID, KafkaImage: o.KafkaImage,
 		LogDir: filepath.Join(o.Dir, "broker-logs"), Logger: o.Log})
 	if c == nil {
 		return nil, err

@@ -32,6 +32,12 @@ type Common struct {
 	Command  string
 	Progress io.Writer
 	Log      *slog.Logger
+	// External is the external backend's flags; KafkaImage the docker
+	// backend's; KeepTopics keeps each cell's topics, group and
+	// transactional ids (by default a cell deletes what it created).
+	External   ExternalFlags
+	KafkaImage string
+	KeepTopics bool
 }
 
 // Defaults shared by run and bench.
@@ -94,6 +100,9 @@ func (c Common) Validate() error {
 			return Usagef("--mode %q: given twice", m)
 		}
 	}
+	if err := c.External.validate(c.Backend); err != nil {
+		return err
+	}
 	if c.Brokers < 1 {
 		return Usagef("--brokers %d: want a positive number", c.Brokers)
 	}
@@ -117,4 +126,7 @@ func (c *Common) Register(fs *flag.FlagSet, lists *CommonLists) {
 	fs.Var(&lists.Keys, "kip1289-keys", "API keys of AddShareAcksToTxn,TxnShareAcknowledge (unallocated upstream; default 12890,12891, placeholders)")
 	fs.Int64Var(&c.Seed, "seed", 0, "seed of every random choice (default: random, printed; replay a run with its seed)")
 	fs.StringVar(&c.Out, "out", "", "run directory (default: a new folder under ./runs/)")
+	c.External.register(fs)
+	fs.StringVar(&c.KafkaImage, "kafka-image", "", "docker backend: the Kafka image to qualify (default $SHARECHAOS_KAFKA_IMAGE, else ours; docker/README.md says what an image must do)")
+	fs.BoolVar(&c.KeepTopics, "keep-topics", false, "keep each cell's topics, share group and transactional ids (default: a cell deletes what it created)")
 }

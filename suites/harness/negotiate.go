@@ -29,7 +29,7 @@ func DecideTransactional(ctx context.Context, c Common, cl cluster.Cluster) (Txn
 	if !slices.Contains(c.Modes, ctp.Transactional) {
 		return TxnDecision{}, nil
 	}
-	client, err := kgo.NewClient(kgo.SeedBrokers(cl.Bootstrap()...), kgo.ClientID("sharechaos-negotiate"))
+	client, err := cluster.NewClient(cl, kgo.ClientID("sharechaos-negotiate"))
 	if err != nil {
 		return TxnDecision{}, fmt.Errorf("negotiate KIP-1289: %w", err)
 	}

@@ -69,8 +69,8 @@ func Drained(start, end map[int32]int64) bool {
 // found by position, not by seeing offset end-1 (which may be a control
 // record): a partition is done once a fetch reports a stable offset at or past
 // its end and the client has gone quiet.
-func ReadTopic(ctx context.Context, bootstrap []string, topic string, readCommitted bool) ([]*kgo.Record, error) {
-	adm, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...))
+func ReadTopic(ctx context.Context, bootstrap []string, topic string, readCommitted bool, extra ...kgo.Opt) ([]*kgo.Record, error) {
+	adm, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap...)}, extra...)...)
 	if err != nil {
 		return nil, fmt.Errorf("read topic %s: %w", topic, err)
 	}
@@ -95,6 +95,7 @@ func ReadTopic(ctx context.Context, bootstrap []string, topic string, readCommit
 	opts := []kgo.Opt{kgo.SeedBrokers(bootstrap...),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: parts}),
 		kgo.FetchMaxWait(200 * time.Millisecond)}
+	opts = append(opts, extra...)
 	if readCommitted {
 		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	}
@@ -143,9 +144,10 @@ func ReadTopic(ctx context.Context, bootstrap []string, topic string, readCommit
 	}
 }
 
-// ReadInputs reads the seeded input records back.
-func ReadInputs(ctx context.Context, bootstrap []string, topic string) ([]Input, error) {
-	rs, err := ReadTopic(ctx, bootstrap, topic, false)
+// ReadInputs reads the seeded input records back; extra are the cluster's
+// client settings (TLS, SASL).
+func ReadInputs(ctx context.Context, bootstrap []string, topic string, extra ...kgo.Opt) ([]Input, error) {
+	rs, err := ReadTopic(ctx, bootstrap, topic, false, extra...)
 	if err != nil {
 		return nil, err
 	}
@@ -157,8 +159,8 @@ func ReadInputs(ctx context.Context, bootstrap []string, topic string) ([]Input,
 }
 
 // ReadOutputs reads every output visible to a read_committed consumer.
-func ReadOutputs(ctx context.Context, bootstrap []string, topic string) ([]Output, error) {
-	rs, err := ReadTopic(ctx, bootstrap, topic, true)
+func ReadOutputs(ctx context.Context, bootstrap []string, topic string, extra ...kgo.Opt) ([]Output, error) {
+	rs, err := ReadTopic(ctx, bootstrap, topic, true, extra...)
 	if err != nil {
 		return nil, err
 	}

@@ -158,9 +158,9 @@ func waitTopicsReady(ctx context.Context, adm *kadm.Client, t Topology) error {
 // Seed writes n input records with unique ids (r-000000 ...) in one
 // transaction-free batch per partition, spread round-robin, and returns once
 // all are acknowledged by the brokers.
-func Seed(ctx context.Context, bootstrap []string, topic string, n int) error {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...), kgo.DefaultProduceTopic(topic),
-		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()), kgo.ClientID("sharechaos-seeder"))
+func Seed(ctx context.Context, bootstrap []string, topic string, n int, extra ...kgo.Opt) error {
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap...), kgo.DefaultProduceTopic(topic),
+		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()), kgo.ClientID("sharechaos-seeder")}, extra...)...)
 	if err != nil {
 		return fmt.Errorf("seed input: %w", err)
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/sharechaos/sharechaos/internal/clientcfg"
 )
 
 // WorkerConfig is everything one worker process needs; the orchestrator hands
@@ -31,6 +33,9 @@ type WorkerConfig struct {
 	// RequestTimeout bounds each step the loop waits on (commit, flush, acks).
 	RequestTimeout Duration `json:"request_timeout"`
 	Arm            Arm      `json:"arm,omitempty"`
+	// Client is how to reach the cluster beyond the bootstrap (TLS, SASL);
+	// its password never goes into the file (clientcfg.EnvPassword).
+	Client clientcfg.Config `json:"client,omitempty"`
 }
 
 // Name is the worker's slot.incarnation.

@@ -23,6 +23,10 @@ import (
 //   - "native": refused on kgo's share consumer (NativeWorkloadSupported),
 //     with the default API keys otherwise.
 func NewTxnAcker(ctx context.Context, cfg ctp.WorkerConfig, consumer *kgo.Client) (ctp.TxnAcker, error) {
+	secure, err := cfg.Client.Opts()
+	if err != nil {
+		return nil, fmt.Errorf("new txn acker: %w", err)
+	}
 	switch cfg.Realization {
 	case RealizationLedger:
 		if cfg.LedgerTopic == "" {
@@ -32,7 +36,7 @@ func NewTxnAcker(ctx context.Context, cfg ctp.WorkerConfig, consumer *kgo.Client
 			Topic:      cfg.LedgerTopic,
 			Group:      cfg.Group,
 			Seeds:      cfg.Bootstrap,
-			ClientOpts: []kgo.Opt{kgo.ClientID("sharechaos-" + cfg.Name() + "-ledger")},
+			ClientOpts: append([]kgo.Opt{kgo.ClientID("sharechaos-" + cfg.Name() + "-ledger")}, secure...),
 			Consumer:   consumer,
 		})
 	case RealizationNative:
@@ -40,7 +44,7 @@ func NewTxnAcker(ctx context.Context, cfg ctp.WorkerConfig, consumer *kgo.Client
 			return nil, err
 		}
 		clientID := "sharechaos-" + cfg.Name() // the loop's consumer's client id
-		adm, err := kgo.NewClient(kgo.SeedBrokers(cfg.Bootstrap...))
+		adm, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(cfg.Bootstrap...)}, secure...)...)
 		if err != nil {
 			return nil, fmt.Errorf("new txn acker: %w", err)
 		}

@@ -1,0 +1,189 @@
+// Package clientcfg is how every Kafka client of the suite reaches a cluster
+// that wants more than a bootstrap address: TLS and SASL (PLAIN,
+// SCRAM-SHA-256/512), read from a Java-properties file in the spirit of
+// Kafka's --command-config, kept to what franz-go can do. The settings are
+// plain data so that they cross into worker processes inside their config.
+package clientcfg
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+)
+
+// Security protocols (security.protocol).
+const (
+	Plaintext     = "PLAINTEXT"
+	SSL           = "SSL"
+	SASLPlaintext = "SASL_PLAINTEXT"
+	SASLSSL       = "SASL_SSL"
+)
+
+// SASL mechanisms (sasl.mechanism).
+const (
+	MechPlain       = "PLAIN"
+	MechScramSHA256 = "SCRAM-SHA-256"
+	MechScramSHA512 = "SCRAM-SHA-512"
+)
+
+// Config is the connection settings of every client. The zero value is
+// PLAINTEXT with no authentication (the docker and embedded backends).
+type Config struct {
+	// Protocol is security.protocol; "" means PLAINTEXT.
+	Protocol string `json:"security_protocol,omitempty"`
+	// Mechanism, Username and Password are the SASL settings (from
+	// sasl.mechanism and sasl.jaas.config).
+	Mechanism string `json:"sasl_mechanism,omitempty"`
+	Username  string `json:"sasl_username,omitempty"`
+	// Password never goes into a file: it crosses into worker processes
+	// through EnvPassword (Export), so run directories hold no secret.
+	Password string `json:"-"`
+	// CAFile is a PEM bundle of the CAs to trust (ssl.truststore.location
+	// with ssl.truststore.type=PEM); "" means the system's roots.
+	CAFile string `json:"ssl_ca_file,omitempty"`
+	// CertFile and KeyFile are the client's certificate and key, PEM (mutual
+	// TLS: ssl.keystore.certificate.chain / ssl.keystore.key as file paths).
+	CertFile string `json:"ssl_cert_file,omitempty"`
+	KeyFile  string `json:"ssl_key_file,omitempty"`
+	// SkipHostnameCheck: ssl.endpoint.identification.algorithm set empty.
+	SkipHostnameCheck bool `json:"ssl_skip_hostname_check,omitempty"`
+}
+
+// EnvPassword carries the SASL password into child processes.
+const EnvPassword = "SHARECHAOS_SASL_PASSWORD"
+
+// Export puts the password where child processes find it (they inherit the
+// environment); call it once, in the orchestrator.
+func (c Config) Export() error {
+	if c.Password == "" {
+		return nil
+	}
+	if err := os.Setenv(EnvPassword, c.Password); err != nil {
+		return fmt.Errorf("export SASL password: %w", err)
+	}
+	return nil
+}
+
+// password is c's password, else the one the orchestrator exported.
+func (c Config) password() string {
+	if c.Password != "" {
+		return c.Password
+	}
+	return os.Getenv(EnvPassword)
+}
+
+// IsZero says whether c is plain PLAINTEXT.
+func (c Config) IsZero() bool { return c == Config{} }
+
+// TLS says whether the protocol uses TLS.
+func (c Config) TLS() bool { return c.Protocol == SSL || c.Protocol == SASLSSL }
+
+// SASL says whether the protocol authenticates with SASL.
+func (c Config) SASL() bool { return c.Protocol == SASLPlaintext || c.Protocol == SASLSSL }
+
+// Validate names the first inconsistent setting.
+func (c Config) Validate() error {
+	switch c.Protocol {
+	case "", Plaintext, SSL, SASLPlaintext, SASLSSL:
+	default:
+		return fmt.Errorf("security.protocol %q: want PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL", c.Protocol)
+	}
+	if c.SASL() {
+		switch c.Mechanism {
+		case MechPlain, MechScramSHA256, MechScramSHA512:
+		case "":
+			return fmt.Errorf("security.protocol %s needs sasl.mechanism (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)", c.Protocol)
+		default:
+			return fmt.Errorf("sasl.mechanism %q: want PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (what franz-go offers here)", c.Mechanism)
+		}
+		if c.Username == "" {
+			return fmt.Errorf("sasl.mechanism %s needs a username in sasl.jaas.config", c.Mechanism)
+		}
+	} else if c.Mechanism != "" {
+		return fmt.Errorf("sasl.mechanism %s given but security.protocol %q does not use SASL", c.Mechanism, c.Protocol)
+	}
+	if !c.TLS() && (c.CAFile != "" || c.CertFile != "" || c.KeyFile != "") {
+		return fmt.Errorf("ssl settings given but security.protocol %q does not use TLS", c.Protocol)
+	}
+	if (c.CertFile == "") != (c.KeyFile == "") {
+		return errors.New("ssl.keystore.certificate.chain and ssl.keystore.key go together")
+	}
+	return nil
+}
+
+// Opts are the kgo options that apply c; nil for the zero Config. It reads
+// the PEM files each time, so a worker process reads them itself.
+func (c Config) Opts() ([]kgo.Opt, error) {
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("check client config: %w", err)
+	}
+	var opts []kgo.Opt
+	if c.TLS() {
+		tc, err := c.tlsConfig()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, kgo.DialTLSConfig(tc))
+	}
+	if c.SASL() {
+		switch c.Mechanism {
+		case MechPlain:
+			opts = append(opts, kgo.SASL(plain.Auth{User: c.Username, Pass: c.password()}.AsMechanism()))
+		case MechScramSHA256:
+			opts = append(opts, kgo.SASL(scram.Auth{User: c.Username, Pass: c.password()}.AsSha256Mechanism()))
+		case MechScramSHA512:
+			opts = append(opts, kgo.SASL(scram.Auth{User: c.Username, Pass: c.password()}.AsSha512Mechanism()))
+		}
+	}
+	return opts, nil
+}
+
+func (c Config) tlsConfig() (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12}
+	if c.CAFile != "" {
+		pem, err := os.ReadFile(c.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("read CA file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("read CA file %s: no PEM certificate in it", c.CAFile)
+		}
+		tc.RootCAs = pool
+	}
+	if c.CertFile != "" {
+		cert, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("load client certificate: %w", err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	if c.SkipHostnameCheck {
+		// Kafka's empty ssl.endpoint.identification.algorithm skips the
+		// hostname check only: the chain is still verified, here by hand,
+		// because Go's switch turns off both.
+		roots := tc.RootCAs
+		tc.InsecureSkipVerify = true
+		tc.VerifyConnection = func(cs tls.ConnectionState) error {
+			if len(cs.PeerCertificates) == 0 {
+				return errors.New("verify broker certificate: none presented")
+			}
+			inter := x509.NewCertPool()
+			for _, ic := range cs.PeerCertificates[1:] {
+				inter.AddCert(ic)
+			}
+			_, err := cs.PeerCertificates[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter})
+			if err != nil {
+				return fmt.Errorf("verify broker certificate: %w", err)
+			}
+			return nil
+		}
+	}
+	return tc, nil
+}

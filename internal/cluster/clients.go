@@ -1,0 +1,43 @@
+package cluster
+
+import (
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharechaos/sharechaos/internal/clientcfg"
+)
+
+// Clients is a cluster whose clients need settings beyond its bootstrap
+// (TLS, SASL: the external backend). Every client the suite creates takes
+// them: in-process ones through ClientOpts, worker processes through the
+// ClientConfig in their config.
+type Clients interface {
+	// ClientConfig is the settings as data, for worker processes.
+	ClientConfig() clientcfg.Config
+	// ClientOpts is the same as kgo options, built (files read) once when
+	// the cluster started.
+	ClientOpts() []kgo.Opt
+}
+
+// ClientConfigOf is c's client settings: the zero Config (PLAINTEXT) for a
+// backend without any.
+func ClientConfigOf(c Cluster) clientcfg.Config {
+	if cc, ok := c.(Clients); ok {
+		return cc.ClientConfig()
+	}
+	return clientcfg.Config{}
+}
+
+// ClientOpts is c's client settings as kgo options (none for a backend
+// without any), to append to a client's own.
+func ClientOpts(c Cluster) []kgo.Opt {
+	if cc, ok := c.(Clients); ok {
+		return cc.ClientOpts()
+	}
+	return nil
+}
+
+// NewClient builds a client of c: its bootstrap, its client settings, then
+// opts.
+func NewClient(c Cluster, opts ...kgo.Opt) (*kgo.Client, error) {
+	return kgo.NewClient(append(append([]kgo.Opt{kgo.SeedBrokers(c.Bootstrap()...)}, ClientOpts(c)...), opts...)...)
+}

@@ -1,0 +1,69 @@
+package reports
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// ClusterInfo is the cluster a run tested, in every report: which Kafka,
+// where, which brokers, and what they advertise.
+type ClusterInfo struct {
+	// KafkaVersion is the broker's version as its ApiVersions answer tells
+	// it (the newest release whose API ranges match; Kafka has no
+	// version RPC), e.g. "v4.2"; VersionSource says how it was found.
+	KafkaVersion  string `json:"kafka_version"`
+	VersionSource string `json:"kafka_version_source,omitempty"`
+	// Image is the docker image or "kfake" build; Bootstrap the addresses
+	// the clients dialed.
+	Image     string   `json:"image,omitempty"`
+	Bootstrap []string `json:"bootstrap,omitempty"`
+	BrokerIDs []int32  `json:"broker_ids"`
+	Brokers   int      `json:"brokers"`
+	// Features are the finalized feature levels (share.version,
+	// transaction.version, ...), name -> level.
+	Features map[string]int16 `json:"features,omitempty"`
+	// KIP1289Keys are the API keys asked for and whether the broker
+	// advertises them.
+	KIP1289Keys       []int16 `json:"kip1289_keys,omitempty"`
+	KIP1289Advertised bool    `json:"kip1289_advertised"`
+}
+
+// Rows are the facts a report's header prints, label then value.
+func (c *ClusterInfo) Rows() [][2]string {
+	if c == nil {
+		return [][2]string{{"kafka version", "unknown (the cluster did not answer)"}}
+	}
+	v := c.KafkaVersion
+	if c.VersionSource != "" {
+		v += " (" + c.VersionSource + ")"
+	}
+	ids := make([]string, len(c.BrokerIDs))
+	for i, id := range c.BrokerIDs {
+		ids[i] = fmt.Sprint(id)
+	}
+	var feats []string
+	for _, k := range slices.Sorted(maps.Keys(c.Features)) {
+		feats = append(feats, fmt.Sprintf("%s=%d", k, c.Features[k]))
+	}
+	kip := "not advertised"
+	if c.KIP1289Advertised {
+		kip = "advertised"
+	}
+	rows := [][2]string{{"kafka version", v}}
+	if c.Image != "" {
+		rows = append(rows, [2]string{"kafka image", c.Image})
+	}
+	if len(c.Bootstrap) > 0 {
+		rows = append(rows, [2]string{"bootstrap", strings.Join(c.Bootstrap, ",")})
+	}
+	rows = append(rows, [2]string{"brokers", fmt.Sprintf("%d (ids %s)", c.Brokers, strings.Join(ids, ","))})
+	if len(feats) > 0 {
+		rows = append(rows, [2]string{"features", strings.Join(feats, ", ")})
+	}
+	if len(c.KIP1289Keys) > 0 {
+		rows = append(rows, [2]string{"KIP-1289 keys", fmt.Sprintf("%v %s", c.KIP1289Keys, kip)})
+	}
+	return rows
+}

@@ -1,0 +1,49 @@
+package suites
+
+import (
+	"context"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/reports"
+	"github.com/sharechaos/sharechaos/suites/harness"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+)
+
+// cleanUp runs when a cell ends, however it ends (Ctrl-C included): it heals
+// whatever the cell's fault left broken (the external backend's hooks), then
+// deletes the cell's topics and share group unless --keep-topics, so a run
+// leaves a long-lived cluster as it found it. Its failures are logged, not
+// judged: the verdict is already decided by what was observed.
+func (r *cellRun) cleanUp(ctx context.Context, admin *kgo.Client) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+	defer cancel()
+	if err := harness.HealCluster(cctx, r.c); err != nil {
+		r.o.Log.Error("heal after cell", "cell", r.plan.name(), "err", err)
+		if r.cleanupErr == nil {
+			r.cleanupErr = err
+		}
+	}
+	if r.o.KeepTopics {
+		return
+	}
+	dctx, cancel := context.WithTimeout(cctx, 30*time.Second)
+	defer cancel()
+	if err := ctp.Teardown(dctx, admin, r.topo); err != nil {
+		r.o.Log.Warn("tear down cell", "prefix", r.topo.Prefix, "err", err)
+	}
+}
+
+// failOnCleanup makes a cell whose heal failed a HARNESS-ERROR: the cluster
+// may be left broken, and the next cell would test a broken cluster.
+func (r *cellRun) failOnCleanup(cell *reports.Cell) {
+	if r.cleanupErr == nil {
+		return
+	}
+	if cell.Verdict != verdict.HarnessError {
+		cell.Notes = append(cell.Notes, "verdict before the failed heal: "+string(cell.Verdict)+" "+cell.Reason)
+	}
+	cell.Verdict, cell.Reason = verdict.HarnessError, "heal after the cell: "+r.cleanupErr.Error()
+}

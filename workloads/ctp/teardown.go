@@ -1,0 +1,41 @@
+package ctp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Teardown deletes what Setup created: the input, output and ledger topics
+// and the share group (its group configs go with it), so a run leaves a
+// long-lived cluster as it found it. What was already gone is not an error.
+//
+// Transactional ids cannot be deleted: Kafka has no API for it. A finished
+// id is forgotten by the broker after transactional.id.expiration.ms (a
+// broker-wide setting, 7 days by default); the suite's ids are named after
+// the run (Topology.TransactionalID), so they never collide with a user's.
+func Teardown(ctx context.Context, cl *kgo.Client, t Topology) error {
+	adm := kadm.NewClient(cl)
+	var errs []error
+	rs, err := adm.DeleteTopics(ctx, t.InputTopic, t.OutputTopic, t.LedgerTopic)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("delete topics of %s: %w", t.Prefix, err))
+	}
+	for _, r := range rs {
+		if r.Err != nil && !errors.Is(r.Err, kerr.UnknownTopicOrPartition) {
+			errs = append(errs, fmt.Errorf("delete topic %s: %w", r.Topic, r.Err))
+		}
+	}
+	gr, err := adm.DeleteGroup(ctx, t.Group)
+	if err == nil {
+		err = gr.Err
+	}
+	if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
+		errs = append(errs, fmt.Errorf("delete share group %s: %w", t.Group, err))
+	}
+	return errors.Join(errs...)
+}
