@@ -35,37 +35,37 @@ func rows() []Scenario {
 		// loss, no dup" in every mode ("same"); implicit: see
 		// implicitCrashDuplicates (ORACLE.md corrected).
 		{Name: "crash-before-begin", Case: "1", About: "the armed worker SIGKILLs itself after a poll, before beginTransaction",
-			Worker: &WorkerFault{Point: ctp.PointBeforeBegin, Action: ctp.ActionKill},
-			Expect: exactlyOnceElse(nothing, implicitCrashDuplicates),
+			Worker:   &WorkerFault{Point: ctp.PointBeforeBegin, Action: ctp.ActionKill},
+			Expect:   exactlyOnceElse(nothing, implicitCrashDuplicates),
 			Evidence: []Evidence{firedAt(string(ctp.PointBeforeBegin)), redelivered}},
 
 		// Case 2: "txn aborted ...; output never visible (no aborted read);
 		// reprocessed; no loss, no dup" in every mode ("same").
 		{Name: "crash-after-send", Case: "2", About: "SIGKILL after the outputs were sent and flushed, before acks and commit (the replacement reuses the transactional id)",
-			Worker: &WorkerFault{Point: ctp.PointAfterSend, Action: ctp.ActionKill},
-			Expect: exactlyOnceElse(nothing, implicitCrashDuplicates),
+			Worker:   &WorkerFault{Point: ctp.PointAfterSend, Action: ctp.ActionKill},
+			Expect:   exactlyOnceElse(nothing, implicitCrashDuplicates),
 			Evidence: []Evidence{firedAt(string(ctp.PointAfterSend)), redelivered}},
 		// Case 2, "a variant with a fresh id exercises the path where only the
 		// transaction timeout ends the old transaction": the same guarantees.
 		{Name: "crash-after-send-fresh-id", Case: "2 (fresh transactional id)", About: "as crash-after-send, but the replacement gets a new transactional id: only the transaction timeout ends the old one",
-			Worker: &WorkerFault{Point: ctp.PointAfterSend, Action: ctp.ActionKill, FreshID: true},
-			Expect: exactlyOnceElse(nothing, implicitCrashDuplicates),
+			Worker:   &WorkerFault{Point: ctp.PointAfterSend, Action: ctp.ActionKill, FreshID: true},
+			Expect:   exactlyOnceElse(nothing, implicitCrashDuplicates),
 			Evidence: []Evidence{firedAt(string(ctp.PointAfterSend)), redelivered}},
 
 		// Case 3: "pending acks discarded with the abort; reprocessed; no
 		// loss, no dup"; explicit and implicit: "n/a" (no acks in their
 		// transactions).
 		{Name: "crash-after-acks", Case: "3", About: "SIGKILL after the acks went into the transaction, before commit (the case KIP-1289 exists for)",
-			Worker: &WorkerFault{Point: ctp.PointAfterAcks, Action: ctp.ActionKill},
-			Expect: exactlyOnceElse(noTxnAcks, noTxnAcks),
+			Worker:   &WorkerFault{Point: ctp.PointAfterAcks, Action: ctp.ActionKill},
+			Expect:   exactlyOnceElse(noTxnAcks, noTxnAcks),
 			Evidence: []Evidence{firedAt(string(ctp.PointAfterAcks)), redelivered}},
 
 		// Case 4b: transactional "no dup (the acks were in the txn)"; explicit
 		// "duplicates expected: the window KIP-1289 closes; counted, allowed";
 		// implicit "duplicates, like explicit".
 		{Name: "crash-after-commit", Case: "4b", About: "SIGKILL right after commitTransaction returned, before any non-transactional ack",
-			Worker: &WorkerFault{Point: ctp.PointAfterCommit, Action: ctp.ActionKill},
-			Expect: exactlyOnceElse(allow(verdict.AnomalyDuplicate, whyAfterCommit), allow(verdict.AnomalyDuplicate, whyAfterCommit)),
+			Worker:   &WorkerFault{Point: ctp.PointAfterCommit, Action: ctp.ActionKill},
+			Expect:   exactlyOnceElse(allow(verdict.AnomalyDuplicate, whyAfterCommit), allow(verdict.AnomalyDuplicate, whyAfterCommit)),
 			Evidence: []Evidence{firedAt(string(ctp.PointAfterCommit))}},
 
 		// Case 5: transactional "no loss, no dup"; explicit "no loss; dup
@@ -78,23 +78,23 @@ func rows() []Scenario {
 		// transactional zombie would fail adding its acks instead and never
 		// try to commit.
 		{Name: "zombie-fenced", Case: "5", About: "a worker SIGSTOPs mid-transaction before its commit, a replacement with its transactional id initializes, the zombie is resumed and its commit is fenced",
-			Worker: &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionStop, Conduct: faults.Zombie},
-			Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Worker:   &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionStop, Conduct: faults.Zombie},
+			Expect:   exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
 			Evidence: []Evidence{firedAt(string(ctp.PointBeforeCommit)), replacementReady, zombieFenced}},
 
 		// Case 6: transactional "no loss, no dup"; explicit "records RELEASEd
 		// and reprocessed; no loss"; implicit "the next poll accepts the
 		// aborted batch: loss expected, counted, allowed".
 		{Name: "explicit-abort", Case: "6", About: "one batch fails validation once and the worker aborts its transaction",
-			Worker: &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionAbort},
-			Expect: exactlyOnceElse(nothing, lossAfterAbort),
+			Worker:   &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionAbort},
+			Expect:   exactlyOnceElse(nothing, lossAfterAbort),
 			Evidence: []Evidence{firedAt(string(ctp.PointBeforeCommit)), armedAborted}},
 
 		// Case 7: transactional "no loss, no dup"; explicit "no loss";
 		// implicit "loss expected, as in 6".
 		{Name: "partial-produce-failure", Case: "7", About: "one worker's link to one output leader is cut, its produce fails, it aborts",
-			Worker: &WorkerFault{Point: ctp.PointBeforeSend, Action: ctp.ActionFailProduce, DeliveryTimeout: 5 * time.Second},
-			Expect: exactlyOnceElse(nothing, lossAfterAbort),
+			Worker:   &WorkerFault{Point: ctp.PointBeforeSend, Action: ctp.ActionFailProduce, DeliveryTimeout: 5 * time.Second},
+			Expect:   exactlyOnceElse(nothing, lossAfterAbort),
 			Evidence: []Evidence{firedAt(string(ctp.PointBeforeSend)), produceFailed}},
 
 		// "Beyond the KIP's list": these release acquisitions early, so
@@ -106,8 +106,8 @@ func rows() []Scenario {
 		// allowed); explicit "dup allowed"; implicit "dup allowed; loss if
 		// the stalled worker's next poll accepts an aborted batch".
 		{Name: "lock-expiry-during-txn", Case: "beyond", About: "a transaction held open past the acquisition lock, connection up",
-			Worker: &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionStall, Stall: stallPastLock},
-			Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Worker:   &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionStall, Stall: stallPastLock},
+			Expect:   exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
 			Evidence: []Evidence{firedAt(string(ctp.PointBeforeCommit)), secondAcquisition(false)}},
 
 		// The race lock-expiry-during-txn cannot provoke (its stall outlives

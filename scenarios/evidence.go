@@ -162,7 +162,9 @@ var (
 	armedAborted = armedStep("the armed transaction aborted", "the armed worker never aborted its transaction",
 		func(e history.Event) bool { return e.F == history.FAbort && e.Type == history.OK })
 	produceFailed = armedStep("the armed worker's produce failed", "the armed worker's produce never failed (the cut did not bite)",
-		func(e history.Event) bool { return (e.F == history.FSend || e.F == history.FFlush) && e.Type == history.Fail })
+		func(e history.Event) bool {
+			return (e.F == history.FSend || e.F == history.FFlush) && e.Type == history.Fail
+		})
 )
 
 // secondAcquisition: another worker acquired a record of the armed batch
