@@ -81,6 +81,38 @@ func (ws *workerSet) start() error {
 	return nil
 }
 
+// faultPending reports whether the armed incarnation fired a stall and has
+// not yet ended the transaction after it (commit or abort returned) while it
+// still runs: the drain must not end the cell there, or the graceful stop
+// would cut the stall short and the race it exists for (the held batch
+// committed while another worker holds its records) would never happen.
+func (ws *workerSet) faultPending() bool {
+	if ws.armSlot == 0 || ws.arm.Action != ctp.ActionStall {
+		return false
+	}
+	name := ctp.WorkerName(ws.armSlot, 1)
+	ws.mu.Lock()
+	_, running := ws.running[ws.armSlot*1000+1]
+	ws.mu.Unlock()
+	if !running {
+		return false
+	}
+	h, err := history.ReadFile(filepath.Join(ws.dir, "histories", name+".jsonl"))
+	if err != nil {
+		return false
+	}
+	fired := false
+	for _, e := range h {
+		switch {
+		case e.F == history.FFaultFired:
+			fired = true
+		case fired && (e.F == history.FCommit || e.F == history.FAbort) && e.Type != history.Invoke:
+			return false
+		}
+	}
+	return fired
+}
+
 // headStart bounds how long the other slots wait for the armed one's first
 // batch.
 const headStart = 15 * time.Second

@@ -84,19 +84,22 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 	sendStart := time.Now()
 	err := w.produceAll(reqCtx, batch)
 	w.breaker.heal() // one-shot: the cut lasts until this batch's produce has failed
-	if err != nil && mutated(MutantCommitUnchecked) {
-		err = nil
-	}
 	if err != nil {
 		w.event(history.Event{Type: history.Fail, F: history.FSend, Txn: w.txnSeq, IDs: ids(batch), Error: err.Error(), DurNS: since(sendStart)})
-		return w.abort(ctx, batch, "produce failed: "+err.Error())
+		if !mutated(MutantCommitUnchecked) {
+			return w.abort(ctx, batch, "produce failed: "+err.Error())
+		}
+	} else {
+		w.event(history.Event{Type: history.OK, F: history.FSend, Txn: w.txnSeq, IDs: ids(batch), DurNS: since(sendStart)})
 	}
-	w.event(history.Event{Type: history.OK, F: history.FSend, Txn: w.txnSeq, IDs: ids(batch), DurNS: since(sendStart)})
-	if err := w.producer.Flush(reqCtx); err != nil && !mutated(MutantCommitUnchecked) {
+	if err := w.producer.Flush(reqCtx); err != nil {
 		w.event(history.Event{Type: history.Fail, F: history.FFlush, Txn: w.txnSeq, Error: err.Error()})
-		return w.abort(ctx, batch, "flush failed: "+err.Error())
+		if !mutated(MutantCommitUnchecked) {
+			return w.abort(ctx, batch, "flush failed: "+err.Error())
+		}
+	} else {
+		w.event(history.Event{Type: history.OK, F: history.FFlush, Txn: w.txnSeq})
 	}
-	w.event(history.Event{Type: history.OK, F: history.FFlush, Txn: w.txnSeq})
 	if w.armedAt(PointAfterSend) {
 		w.fire(ctx, PointAfterSend)
 	}
