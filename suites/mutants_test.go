@@ -47,8 +47,10 @@ var mutantCases = []mutantCase{
 	// An output outside the transaction shows although the transaction died.
 	{ctp.MutantOutputOutsideTxn, "crash-after-send", ctp.Transactional,
 		[]string{verdict.AnomalyAbortedRead, verdict.AnomalyDuplicate, verdict.AnomalyDuplicateUnexplained}},
-	// A failed produce committed anyway: its record is lost.
-	{ctp.MutantCommitUnchecked, "partial-produce-failure", ctp.Transactional,
+	// Committed without the produce results: the cut outputs are lost. In
+	// explicit mode: in transactional mode the ledger's own produce waits
+	// behind the cut link until the cell's drain gives up.
+	{ctp.MutantCommitUnchecked, "partial-produce-failure", ctp.Explicit,
 		[]string{verdict.AnomalyLost, verdict.AnomalyLostAfterCommit, verdict.AnomalyLostUnexplained, verdict.AnomalyAckWithoutOutput}},
 }
 

@@ -38,8 +38,10 @@ const (
 	// plain (non-transactional) producer, visible whatever the transaction
 	// does.
 	MutantOutputOutsideTxn Mutant = "output-outside-txn"
-	// MutantCommitUnchecked: produce and flush errors are ignored and the
-	// transaction committed anyway.
+	// MutantCommitUnchecked: the transaction is committed without waiting
+	// for the produce results or flushing, so outputs still buffered behind
+	// a cut link (partial-produce-failure keeps its cut until the commit)
+	// are not part of it.
 	MutantCommitUnchecked Mutant = "commit-unchecked"
 )
 

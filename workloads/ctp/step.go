@@ -83,7 +83,9 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 	w.event(history.Event{Type: history.Invoke, F: history.FSend, Txn: w.txnSeq, IDs: ids(batch)})
 	sendStart := time.Now()
 	err := w.produceAll(reqCtx, batch)
-	w.breaker.heal() // one-shot: the cut lasts until this batch's produce has failed
+	if !mutated(MutantCommitUnchecked) {
+		w.breaker.heal() // one-shot: the cut lasts until this batch's produce has failed
+	}
 	if err != nil {
 		w.event(history.Event{Type: history.Fail, F: history.FSend, Txn: w.txnSeq, IDs: ids(batch), Error: err.Error(), DurNS: since(sendStart)})
 		if !mutated(MutantCommitUnchecked) {
@@ -92,7 +94,10 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 	} else {
 		w.event(history.Event{Type: history.OK, F: history.FSend, Txn: w.txnSeq, IDs: ids(batch), DurNS: since(sendStart)})
 	}
-	if err := w.producer.Flush(reqCtx); err != nil {
+	if mutated(MutantCommitUnchecked) {
+		// The mutant neither waited for its produces nor flushes: the
+		// commit goes out with the cut outputs still buffered.
+	} else if err := w.producer.Flush(reqCtx); err != nil {
 		w.event(history.Event{Type: history.Fail, F: history.FFlush, Txn: w.txnSeq, Error: err.Error()})
 		if !mutated(MutantCommitUnchecked) {
 			return w.abort(ctx, batch, "flush failed: "+err.Error())
@@ -163,6 +168,7 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 	commitCtx, cancelCommit := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.RequestTimeout.D())
 	err = w.producer.EndTransaction(commitCtx, kgo.TryCommit)
 	cancelCommit()
+	w.breaker.heal() // the mutant commit-unchecked kept its cut until here; a no-op otherwise
 	outcome := commitOutcome(err)
 	e := history.Event{Type: outcome, F: history.FCommit, Txn: w.txnSeq, Records: recs(batch), DurNS: since(commitStart),
 		Attrs: map[string]string{"txn_ns": fmt.Sprint(since(txnStart))}}

@@ -377,6 +377,9 @@ func (w *Worker) produceAll(ctx context.Context, batch []*kgo.Record) error {
 			})
 		}
 	}
+	if mutated(MutantCommitUnchecked) {
+		return errors.New("produce: results not checked (mutant commit-unchecked)")
+	}
 	// kgo's RecordDeliveryTimeout does not always fire when the leader's
 	// link is down (seen with dials failing: the produce hung for minutes), so
 	// the loop bounds the wait itself; the abort that follows fails whatever
