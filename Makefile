@@ -6,7 +6,7 @@ BIN      := bin/sharechaos
 export TESTCONTAINERS_RYUK_DISABLED := true
 export TESTCONTAINERS_HOST_OVERRIDE := 127.0.0.1
 
-.PHONY: build chaos nightly test test-short lint images bench clean refbroker test-refbroker
+.PHONY: build chaos nightly test test-short lint images bench clean refbroker test-refbroker mutants
 
 build: refbroker
 	$(GO) build -o $(BIN) ./cmd/sharechaos
@@ -44,6 +44,13 @@ lint:
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) mod tidy -diff
+
+## mutants: the suite's own mutants (suites/mutants_test.go, build tag
+## mutants): each test-only variant of the loop breaks one promise and must be
+## caught as ANOMALY by its paired scenario and mode on embedded; prints the
+## table; a mutant that passes fails the target. SHARECHAOS_MUTANTS=a,b runs a few.
+mutants:
+	$(GO) test -tags mutants -count=1 -v -run '^TestMutants$$' -timeout 30m ./suites/
 
 test-short:
 	$(GO) test -count=1 -short ./...

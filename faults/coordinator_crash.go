@@ -149,7 +149,7 @@ func coordinatorCrashAfterEndTxn(ctx context.Context, env Env) error {
 		h.remove(ctx)
 		return fmt.Errorf("kill coordinator broker %d: %w", coord, err)
 	}
-	fired(env, "after-endtxn", killedAt, map[string]string{
+	fired(env, PointAfterEndTxn, killedAt, map[string]string{
 		"node": strconv.Itoa(int(coord)), "action": "kill -9 of the transaction coordinator with WriteTxnMarkers held",
 		"transactional_id": commit.txnID, "producer_id": strconv.FormatInt(commit.producerID, 10),
 		"producer_epoch": strconv.Itoa(int(commit.epoch)), "txn_state_before_kill": state,
@@ -361,3 +361,7 @@ func completion(ctx context.Context, a *admin, commit heldCommit) map[string]str
 		}
 	}
 }
+
+// PointAfterEndTxn is where case 4 fires: EndTxn answered, the markers held,
+// the coordinator killed (the catalog's evidence names it).
+const PointAfterEndTxn = "after-endtxn"

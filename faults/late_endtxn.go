@@ -104,7 +104,7 @@ func lateEndTxn(ctx context.Context, env Env) error {
 	at, answers := replay(ctx, a, addr, caught)
 	attrs["answer"] = answers[len(answers)-1]
 	attrs["answers"] = strings.Join(answers, " | ")
-	fired(env, "after-newer-transaction", at, attrs)
+	fired(env, PointAfterNewerTxn, at, attrs)
 	return nil
 }
 
@@ -238,3 +238,7 @@ func endTxnAnswer(reply kafkatoxic.Reply) (string, error) {
 	}
 	return "NONE (accepted)", nil
 }
+
+// PointAfterNewerTxn is where late-endtxn fires: its captured EndTxn
+// replayed after a newer transaction of the same producer began.
+const PointAfterNewerTxn = "after-newer-transaction"

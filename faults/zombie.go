@@ -20,6 +20,10 @@ type Workers interface {
 	// Replace starts the armed slot's next incarnation now, with the same
 	// transactional id, while the armed one still lives.
 	Replace() error
+	// ReplacementReady reports whether the replacement's history shows its
+	// producer initialized (history.FInitProducer ok): from then on the
+	// transactional id is the replacement's and the armed one is fenced.
+	ReplacementReady() bool
 	// Record appends an event to the cell's timeline.
 	Record(history.Event)
 }
@@ -28,11 +32,17 @@ type Workers interface {
 // load once the armed worker exists, and returns when its part is done.
 type Conduct func(ctx context.Context, ws Workers, lock time.Duration) error
 
-// Zombie is ORACLE.md case 5's choreography: the armed worker A SIGSTOPs
-// itself mid-transaction (its connections stay up, so its records come back
-// only when their locks expire); once it is stopped, B starts with the same
-// transactional id (its InitProducerId fences A and aborts A's transaction);
-// after the lock has expired, A is resumed and must find itself fenced.
+// Zombie is ORACLE.md case 5's choreography as the KIP tells it: the armed
+// worker A SIGSTOPs itself mid-transaction, before its commit (its
+// connections stay up); once it is stopped, B starts with the same
+// transactional id; as soon as B's InitProducerId is done (B's history shows
+// its producer ready: A is fenced and A's transaction aborted), A is resumed,
+// goes on to commit, and must get PRODUCER_FENCED. Resuming A only after the
+// drain, or after its locks expired, would test a different thing (a worker
+// that wakes up to a finished world); resuming it before B initialized would
+// let A commit legitimately. If B never initializes within waitReady, A is
+// resumed anyway and the cell's evidence (no replacement init before the
+// resume) makes it UNKNOWN.
 func Zombie(ctx context.Context, ws Workers, lock time.Duration) error {
 	pid := ws.ArmedPID()
 	if pid == 0 {
@@ -50,9 +60,13 @@ func Zombie(ctx context.Context, ws Workers, lock time.Duration) error {
 		return fmt.Errorf("zombie: start replacement: %w", err)
 	}
 	ws.Record(history.Event{Type: history.Info, F: history.FZombieReplaced})
-	select {
-	case <-ctx.Done():
-	case <-time.After(lock + 3*time.Second):
+	deadline := time.Now().Add(waitReady(lock))
+	for !ws.ReplacementReady() && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 	if p, err := os.FindProcess(pid); err == nil {
 		_ = p.Signal(syscall.SIGCONT)
@@ -60,6 +74,11 @@ func Zombie(ctx context.Context, ws Workers, lock time.Duration) error {
 	ws.Record(history.Event{Type: history.Info, F: history.FZombieResumed, Attrs: map[string]string{"pid": strconv.Itoa(pid)}})
 	return nil
 }
+
+// waitReady bounds the wait for the replacement's InitProducerId: a
+// replacement that cannot initialize within two locks is a cell that tests
+// nothing, and the zombie must not stay frozen past the drain.
+func waitReady(lock time.Duration) time.Duration { return 2 * lock }
 
 // processStopped reports whether pid is in state T (stopped by a signal).
 func processStopped(pid int) bool {

@@ -19,6 +19,12 @@ func init() { catalog = rows() }
 // come back while it is open.
 func stallPastLock(lock time.Duration) time.Duration { return lock + 3*time.Second }
 
+// sharedPartition is the load of the rows whose records must be acquired by
+// a second worker while the first holds them: one input partition, so that
+// every worker is assigned it (a partition goes to ceil(members/partitions)
+// members).
+var sharedPartition = Load{Partitions: 1}
+
 // underLoad is a cluster fault that acts once fraction of the input is done.
 func underLoad(fraction float64, m faults.Mechanism) *ClusterFault {
 	return &ClusterFault{Mechanism: m, AfterLoad: fraction}
@@ -35,54 +41,67 @@ func rows() []Scenario {
 		// loss, no dup" in every mode ("same"); implicit: see
 		// implicitCrashDuplicates (ORACLE.md corrected).
 		{Name: "crash-before-begin", Case: "1", About: "the armed worker SIGKILLs itself after a poll, before beginTransaction",
-			Worker: &WorkerFault{Point: ctp.PointBeforeBegin, Action: ctp.ActionKill},
-			Expect: exactlyOnceElse(nothing, implicitCrashDuplicates)},
+			Worker:   &WorkerFault{Point: ctp.PointBeforeBegin, Action: ctp.ActionKill},
+			Expect:   exactlyOnceElse(nothing, implicitCrashDuplicates),
+			Evidence: []Evidence{firedAt(string(ctp.PointBeforeBegin)), redelivered}},
 
 		// Case 2: "txn aborted ...; output never visible (no aborted read);
 		// reprocessed; no loss, no dup" in every mode ("same").
 		{Name: "crash-after-send", Case: "2", About: "SIGKILL after the outputs were sent and flushed, before acks and commit (the replacement reuses the transactional id)",
-			Worker: &WorkerFault{Point: ctp.PointAfterSend, Action: ctp.ActionKill},
-			Expect: exactlyOnceElse(nothing, implicitCrashDuplicates)},
+			Worker:   &WorkerFault{Point: ctp.PointAfterSend, Action: ctp.ActionKill},
+			Expect:   exactlyOnceElse(nothing, implicitCrashDuplicates),
+			Evidence: []Evidence{firedAt(string(ctp.PointAfterSend)), redelivered}},
 		// Case 2, "a variant with a fresh id exercises the path where only the
 		// transaction timeout ends the old transaction": the same guarantees.
 		{Name: "crash-after-send-fresh-id", Case: "2 (fresh transactional id)", About: "as crash-after-send, but the replacement gets a new transactional id: only the transaction timeout ends the old one",
-			Worker: &WorkerFault{Point: ctp.PointAfterSend, Action: ctp.ActionKill, FreshID: true},
-			Expect: exactlyOnceElse(nothing, implicitCrashDuplicates)},
+			Worker:   &WorkerFault{Point: ctp.PointAfterSend, Action: ctp.ActionKill, FreshID: true},
+			Expect:   exactlyOnceElse(nothing, implicitCrashDuplicates),
+			Evidence: []Evidence{firedAt(string(ctp.PointAfterSend)), redelivered}},
 
 		// Case 3: "pending acks discarded with the abort; reprocessed; no
 		// loss, no dup"; explicit and implicit: "n/a" (no acks in their
 		// transactions).
 		{Name: "crash-after-acks", Case: "3", About: "SIGKILL after the acks went into the transaction, before commit (the case KIP-1289 exists for)",
-			Worker: &WorkerFault{Point: ctp.PointAfterAcks, Action: ctp.ActionKill},
-			Expect: exactlyOnceElse(noTxnAcks, noTxnAcks)},
+			Worker:   &WorkerFault{Point: ctp.PointAfterAcks, Action: ctp.ActionKill},
+			Expect:   exactlyOnceElse(noTxnAcks, noTxnAcks),
+			Evidence: []Evidence{firedAt(string(ctp.PointAfterAcks)), redelivered}},
 
 		// Case 4b: transactional "no dup (the acks were in the txn)"; explicit
 		// "duplicates expected: the window KIP-1289 closes; counted, allowed";
 		// implicit "duplicates, like explicit".
 		{Name: "crash-after-commit", Case: "4b", About: "SIGKILL right after commitTransaction returned, before any non-transactional ack",
-			Worker: &WorkerFault{Point: ctp.PointAfterCommit, Action: ctp.ActionKill},
-			Expect: exactlyOnceElse(allow(verdict.AnomalyDuplicate, whyAfterCommit), allow(verdict.AnomalyDuplicate, whyAfterCommit))},
+			Worker:   &WorkerFault{Point: ctp.PointAfterCommit, Action: ctp.ActionKill},
+			Expect:   exactlyOnceElse(allow(verdict.AnomalyDuplicate, whyAfterCommit), allow(verdict.AnomalyDuplicate, whyAfterCommit)),
+			Evidence: []Evidence{firedAt(string(ctp.PointAfterCommit))}},
 
 		// Case 5: transactional "no loss, no dup"; explicit "no loss; dup
 		// allowed"; implicit "loss possible if A's next poll accepts the
 		// aborted batch" (and A's committed batches can come back: dup, as
 		// explicit).
-		{Name: "zombie-fenced", Case: "5", About: "a worker SIGSTOPs mid-transaction, a replacement with its transactional id fences it, it is resumed",
-			Worker: &WorkerFault{Point: ctp.PointAfterSend, Action: ctp.ActionStop, Conduct: faults.Zombie},
-			Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort)},
+		// The zombie freezes before its commit (in transactional mode after
+		// its acks and validation), so that once resumed it goes straight to
+		// the commit the KIP says must be fenced; frozen after the send, a
+		// transactional zombie would fail adding its acks instead and never
+		// try to commit.
+		{Name: "zombie-fenced", Case: "5", About: "a worker SIGSTOPs mid-transaction before its commit, a replacement with its transactional id initializes, the zombie is resumed and its commit is fenced",
+			Worker:   &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionStop, Conduct: faults.Zombie},
+			Expect:   exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence: []Evidence{firedAt(string(ctp.PointBeforeCommit)), replacementReady, zombieFenced}},
 
 		// Case 6: transactional "no loss, no dup"; explicit "records RELEASEd
 		// and reprocessed; no loss"; implicit "the next poll accepts the
 		// aborted batch: loss expected, counted, allowed".
 		{Name: "explicit-abort", Case: "6", About: "one batch fails validation once and the worker aborts its transaction",
-			Worker: &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionAbort},
-			Expect: exactlyOnceElse(nothing, lossAfterAbort)},
+			Worker:   &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionAbort},
+			Expect:   exactlyOnceElse(nothing, lossAfterAbort),
+			Evidence: []Evidence{firedAt(string(ctp.PointBeforeCommit)), armedAborted}},
 
 		// Case 7: transactional "no loss, no dup"; explicit "no loss";
 		// implicit "loss expected, as in 6".
 		{Name: "partial-produce-failure", Case: "7", About: "one worker's link to one output leader is cut, its produce fails, it aborts",
-			Worker: &WorkerFault{Point: ctp.PointBeforeSend, Action: ctp.ActionFailProduce, DeliveryTimeout: 5 * time.Second},
-			Expect: exactlyOnceElse(nothing, lossAfterAbort)},
+			Worker:   &WorkerFault{Point: ctp.PointBeforeSend, Action: ctp.ActionFailProduce, DeliveryTimeout: 5 * time.Second},
+			Expect:   exactlyOnceElse(nothing, lossAfterAbort),
+			Evidence: []Evidence{firedAt(string(ctp.PointBeforeSend)), produceFailed}},
 
 		// "Beyond the KIP's list": these release acquisitions early, so
 		// transactional must stay exactly-once while explicit and implicit
@@ -92,13 +111,40 @@ func rows() []Scenario {
 		// are pending is the ANOMALY redelivered-while-pending, never
 		// allowed); explicit "dup allowed"; implicit "dup allowed; loss if
 		// the stalled worker's next poll accepts an aborted batch".
-		{Name: "lock-expiry-during-txn", Case: "beyond", About: "a transaction held open past the acquisition lock, connection up",
-			Worker: &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionStall, Stall: stallPastLock},
-			Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort)},
+		{Name: "lock-expiry-during-txn", Case: "beyond", Load: sharedPartition, About: "a transaction held open past the acquisition lock, connection up",
+			Worker:   &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionStall, Stall: stallPastLock},
+			Expect:   exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence: []Evidence{firedAt(string(ctp.PointBeforeCommit)), secondAcquisition(false)}},
+
+		// The race lock-expiry-during-txn cannot provoke (its stall outlives
+		// the transaction timeout, so the held transaction can only abort):
+		// the armed worker holds its polled batch past the lock before
+		// beginTransaction, another worker acquires the records meanwhile,
+		// and the first then processes them in a transaction that can still
+		// commit. Transactional (ledger): exactly once, kept by the ledger's
+		// validation (the later writer finds the earlier committed entry and
+		// aborts; ARCHITECTURE.md ledger step 4); native: by the broker, which
+		// must refuse the first worker's acks for records it no longer holds.
+		// Explicit: the first worker's ACCEPT after its commit fails (its
+		// acquisition is gone): a duplicate, at-least-once. Implicit: its next
+		// poll's acks fail the same way: a duplicate. The name is this
+		// branch's; a native-realization row is lock-expiry-before-commit.
+		// One input partition: the share assignor gives a partition to
+		// ceil(members/partitions) members (kfake and Kafka's simple
+		// assignor alike), so with the run's default 4 partitions and 3
+		// workers the held records' partition has no other member and
+		// nobody can acquire them while they are held.
+		{Name: "lock-expiry-race", Case: "beyond", Load: sharedPartition, About: "a polled batch held past its lock before beginTransaction, then processed and committed while another worker holds the records",
+			Worker: &WorkerFault{Point: ctp.PointBeforeBegin, Action: ctp.ActionStall, Stall: stallPastLock},
+			Expect: map[ctp.AckMode]Expectation{
+				ctp.Transactional: {KeptBy: "the ledger's validation (ARCHITECTURE.md ledger step 4): the later transaction finds the records' committed entries and aborts"},
+				ctp.Explicit:      duplicates, ctp.Implicit: duplicates},
+			Evidence: []Evidence{firedAt(string(ctp.PointBeforeBegin)), secondAcquisition(true)}},
 
 		// "no loss, no dup" / "no loss; dup allowed" / "dup allowed; loss only after an abort".
 		{Name: "broker-kill", Case: "beyond", About: "SIGKILL a random broker under load, restart it",
-			Cluster: underLoad(0.2, faults.BrokerKill), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort)},
+			Cluster: underLoad(0.2, faults.BrokerKill), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence: []Evidence{fired, healed}},
 
 		// Case 4: transactional "exactly once"; explicit "dup only if the ack
 		// was lost with the crash"; implicit "like explicit". Implicit also
@@ -107,27 +153,35 @@ func rows() []Scenario {
 		// the batch (seen on Kafka 4.2.2; ORACLE.md's "like explicit" holds
 		// only for the worker whose commit was held).
 		{Name: "coordinator-crash-after-endtxn", Case: "4", About: "EndTxn answered, WriteTxnMarkers held by the Kafka-aware toxic, the coordinator's broker killed and restarted",
-			Cluster: &ClusterFault{Mechanism: faults.CoordinatorCrashAfterEndTxn}, Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort)},
+			Cluster: &ClusterFault{Mechanism: faults.CoordinatorCrashAfterEndTxn}, Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence: []Evidence{firedAt(faults.PointAfterEndTxn), healed}},
 
 		// "no loss, no dup" / "no loss; dup allowed" / "as broker-kill".
 		{Name: "share-state-leader-kill", Case: "beyond", About: "SIGKILL the leader of the __share_group_state partition that holds an input partition's state",
-			Cluster: underLoad(0.2, faults.ShareStateLeaderKill), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort)},
+			Cluster: underLoad(0.2, faults.ShareStateLeaderKill), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence: []Evidence{fired, healed}},
 		{Name: "data-leader-kill", Case: "beyond", About: "SIGKILL the leader of an input or output partition",
-			Cluster: underLoad(0.2, faults.DataLeaderKill), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort)},
+			Cluster: underLoad(0.2, faults.DataLeaderKill), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence: []Evidence{fired, healed}},
 		{Name: "partition", Case: "beyond", About: "isolate one broker (all its links), then heal",
-			Cluster: underLoad(0.2, faults.Partition), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort)},
+			Cluster: underLoad(0.2, faults.Partition), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence: []Evidence{fired, healed}},
 		// "no loss, no dup; latency reported" / "no loss; dup allowed" / "as broker-kill".
 		{Name: "slow-network", Case: "beyond", About: "latency on every link for a while",
-			Cluster: underLoad(0.1, faults.SlowNetwork), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort)},
+			Cluster: underLoad(0.1, faults.SlowNetwork), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence: []Evidence{fired}},
 		{Name: "rolling-restart", Case: "beyond", About: "restart every broker in turn",
-			Cluster: underLoad(0.1, faults.RollingRestart), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort)},
+			Cluster: underLoad(0.1, faults.RollingRestart), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence: []Evidence{fired, healed}},
 		// "rejected by epoch (KIP-890 style); no aborted read, no dup" in
 		// every mode ("same").
 		{Name: "late-endtxn", Case: "beyond", About: "a captured EndTxn replayed on a raw connection after a newer transaction began",
-			Cluster: underLoad(0.1, faults.LateEndTxn), Expect: exactlyOnceElse(nothing, nothing)},
+			Cluster: underLoad(0.1, faults.LateEndTxn), Expect: exactlyOnceElse(nothing, nothing),
+			Evidence: []Evidence{firedAt(faults.PointAfterNewerTxn)}},
 		// "no loss, no dup" / "no loss; dup allowed" / "dup; loss only after aborts".
 		{Name: "random-schedule", Case: "beyond", About: "a seeded mix of the beyond-the-KIP cluster faults, one after the other",
-			Cluster: underLoad(0.1, faults.RandomSchedule(scheduleMenu)), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort)},
+			Cluster: underLoad(0.1, faults.RandomSchedule(scheduleMenu)), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence: []Evidence{fired}},
 	}
 }
 

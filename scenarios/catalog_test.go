@@ -39,6 +39,7 @@ func TestExpectationsFollowTheOracle(t *testing.T) {
 		{"explicit-abort", nil, nil, lost},
 		{"partial-produce-failure", nil, nil, lost},
 		{"lock-expiry-during-txn", nil, dup, dupLost},
+		{"lock-expiry-race", nil, dup, dup},
 		{"broker-kill", nil, dup, dupLost},
 		{"share-state-leader-kill", nil, dup, dupLost},
 		{"data-leader-kill", nil, dup, dupLost},

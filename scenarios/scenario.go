@@ -40,6 +40,10 @@ type Scenario struct {
 	Expect map[ctp.AckMode]Expectation
 	// Load overrides the run's load settings for this scenario's cells.
 	Load Load
+	// Evidence is what every cell's history must show for the fault to count
+	// as having happened (evidence.go); a cell that lacks any piece is
+	// UNKNOWN naming it. The steady baseline has none.
+	Evidence []Evidence
 }
 
 // WorkerFault is a fault the armed worker fires itself, at its point.
@@ -83,6 +87,9 @@ type Expectation struct {
 	// NotApplicable, when set, says why the case does not exist in the mode
 	// (reported N/A, never PASS).
 	NotApplicable string
+	// KeptBy, when set, names what keeps the mode's guarantee in this
+	// scenario (the ledger's validation), for the cell's notes.
+	KeptBy string
 }
 
 // Load is a scenario's own load and cluster settings; zero fields take the
@@ -119,7 +126,7 @@ func (s Scenario) ExpectFor(mode ctp.AckMode) Expectation {
 	for k, v := range e.Allowed {
 		allowed[k] = v
 	}
-	return Expectation{Allowed: allowed, NotApplicable: e.NotApplicable}
+	return Expectation{Allowed: allowed, NotApplicable: e.NotApplicable, KeptBy: e.KeptBy}
 }
 
 // NAReason says why the scenario cannot run in mode on c, or "" when it can:

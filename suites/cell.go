@@ -58,6 +58,7 @@ type cellRun struct {
 // runCell runs one cell to its verdict. It never returns an error: whatever
 // goes wrong becomes the cell's verdict (HARNESS-ERROR, UNKNOWN) with a reason.
 func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster, runID, runDir string, plan cellPlan) (cell reports.Cell) {
+	o, loadNote := withLoad(o, plan.scenario)
 	r := &cellRun{o: o, prog: prog, c: c, plan: plan, runID: runID, started: time.Now(),
 		rng: rand.New(rand.NewPCG(uint64(plan.seed), uint64(plan.index)))}
 	cell = reports.Cell{
@@ -70,6 +71,9 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 	}
 	if plan.fallbackNote != "" {
 		cell.Notes = append(cell.Notes, plan.fallbackNote)
+	}
+	if loadNote != "" {
+		cell.Notes = append(cell.Notes, loadNote)
 	}
 	r.dir = filepath.Join(runDir, "cells", strings.ReplaceAll(cell.Name(), "/", "_")+fmt.Sprintf("_r%d", plan.repeat))
 	cell.Dir, _ = filepath.Rel(runDir, r.dir)
@@ -302,7 +306,7 @@ func (r *cellRun) drain(ctx context.Context, admin *kgo.Client, ws *workerSet) (
 		}
 		done, total := r.progress(ctx, admin)
 		r.prog.show(r.plan, done, total)
-		if total > 0 && done >= total {
+		if total > 0 && done >= total && !ws.faultPending() {
 			return true, nil
 		}
 		if time.Now().After(deadline) {

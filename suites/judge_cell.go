@@ -10,6 +10,7 @@ import (
 	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 	"github.com/sharechaos/sharechaos/workloads/ctp/check"
+	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
 
 // judgeCell judges one observed cell: the checker's verdict, then the run's
@@ -45,6 +46,16 @@ func judgeCell(cell *reports.Cell, obs ctp.Observation, s scenarios.Scenario) {
 		cell.Verdict = verdict.Unknown
 		cell.Reason = "the fault " + cell.Fault.Name + " never fired, so the cell tested nothing"
 		return
+	}
+	notes, missing := scenarios.Show(s.Evidence, obs.History)
+	cell.Notes = append(cell.Notes, notes...)
+	if missing != nil {
+		cell.Verdict = verdict.Unknown
+		cell.Reason = "the history does not show " + missing.Name + ": " + missing.Missing
+		return
+	}
+	if kept := s.ExpectFor(obs.Mode).KeptBy; kept != "" && obs.Mode == ctp.Transactional && obs.Realization == kip1289.RealizationLedger {
+		cell.Notes = append(cell.Notes, "exactly once here is kept by "+kept)
 	}
 	if s.Cluster == nil || s.Cluster.AfterLoad == 0 {
 		return

@@ -53,13 +53,83 @@ func (ws *workerSet) start() error {
 			return fmt.Errorf("start workers: %w", err)
 		}
 	}
+	if ws.armSlot > 0 {
+		// The armed slot starts first and the others once it holds its first
+		// batch (or after headStart): in a small shape (few batches per
+		// worker, more workers than batches) the armed worker could
+		// otherwise see no batch at all and the fault never fire.
+		if err := ws.launch(ws.armSlot, 1); err != nil {
+			ws.stop(10 * time.Second)
+			return err
+		}
+		deadline := time.Now().Add(headStart)
+		for time.Now().Before(deadline) && !ws.shows(ctp.WorkerName(ws.armSlot, 1), func(e history.Event) bool {
+			return e.F == history.FPoll && e.Type == history.OK
+		}) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 	for slot := 1; slot <= ws.slots; slot++ {
+		if slot == ws.armSlot {
+			continue
+		}
 		if err := ws.launch(slot, 1); err != nil {
 			ws.stop(10 * time.Second)
 			return err
 		}
 	}
 	return nil
+}
+
+// faultPending reports whether the armed incarnation fired a stall and has
+// not yet ended the transaction after it (commit or abort returned) while it
+// still runs: the drain must not end the cell there, or the graceful stop
+// would cut the stall short and the race it exists for (the held batch
+// committed while another worker holds its records) would never happen.
+func (ws *workerSet) faultPending() bool {
+	if ws.armSlot == 0 || ws.arm.Action != ctp.ActionStall {
+		return false
+	}
+	name := ctp.WorkerName(ws.armSlot, 1)
+	ws.mu.Lock()
+	_, running := ws.running[ws.armSlot*1000+1]
+	ws.mu.Unlock()
+	if !running {
+		return false
+	}
+	h, err := history.ReadFile(filepath.Join(ws.dir, "histories", name+".jsonl"))
+	if err != nil {
+		return false
+	}
+	fired := false
+	for _, e := range h {
+		switch {
+		case e.F == history.FFaultFired:
+			fired = true
+		case fired && (e.F == history.FCommit || e.F == history.FAbort) && e.Type != history.Invoke:
+			return false
+		}
+	}
+	return fired
+}
+
+// headStart bounds how long the other slots wait for the armed one's first
+// batch.
+const headStart = 15 * time.Second
+
+// shows reports whether worker's history so far has an event that match
+// accepts.
+func (ws *workerSet) shows(worker string, match func(history.Event) bool) bool {
+	h, err := history.ReadFile(filepath.Join(ws.dir, "histories", worker+".jsonl"))
+	if err != nil {
+		return false
+	}
+	for _, e := range h {
+		if match(e) {
+			return true
+		}
+	}
+	return false
 }
 
 func (ws *workerSet) config(slot, inc int) ctp.WorkerConfig {
@@ -219,3 +289,17 @@ type armedWorkers struct {
 func (a armedWorkers) ArmedPID() int          { return a.ws.pid(a.ws.armSlot, 1) }
 func (a armedWorkers) Replace() error         { return a.ws.supersede(a.ws.armSlot) }
 func (a armedWorkers) Record(e history.Event) { _ = a.timeline.Record(e) }
+
+// ReplacementReady reads the armed slot's newest incarnation's history for
+// its producer's InitProducerId.
+func (a armedWorkers) ReplacementReady() bool {
+	a.ws.mu.Lock()
+	inc := a.ws.current[a.ws.armSlot]
+	a.ws.mu.Unlock()
+	if inc < 2 {
+		return false
+	}
+	return a.ws.shows(ctp.WorkerName(a.ws.armSlot, inc), func(e history.Event) bool {
+		return e.F == history.FInitProducer && e.Type == history.OK
+	})
+}

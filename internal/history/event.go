@@ -40,6 +40,7 @@ const (
 	FZombieStopped  = "zombie-stopped"  // the armed worker is frozen (orchestrator timeline)
 	FZombieReplaced = "zombie-replaced" // its replacement was started
 	FZombieResumed  = "zombie-resumed"  // SIGCONT sent to the zombie
+	FInitProducer   = "init-producer"   // the producer's InitProducerId done (ok): its transactional id is ours, predecessors fenced
 	FStart          = "start"           // a worker process started (info)
 	FStop           = "stop"            // a worker process stopped cleanly (info)
 	FSeed           = "seed"            // input records written by the seeder

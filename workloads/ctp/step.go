@@ -47,8 +47,11 @@ func (w *Worker) step(ctx context.Context) error {
 		}
 	}
 
+	if mutated(MutantAckBeforeCommit) && w.cfg.Mode == Explicit {
+		w.ack(ctx, kgo.AckAccept, batch)
+	}
 	if w.armedAt(PointBeforeBegin) {
-		w.fire(PointBeforeBegin)
+		w.fire(ctx, PointBeforeBegin)
 	}
 	return w.transact(ctx, batch)
 }
@@ -70,7 +73,7 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 	defer cancel()
 
 	if w.armedAt(PointBeforeSend) {
-		w.fire(PointBeforeSend)
+		w.fire(ctx, PointBeforeSend)
 		if w.cfg.Arm.Action == ActionFailProduce {
 			if err := w.cutOutputLeader(reqCtx); err != nil {
 				w.event(history.Event{Type: history.Info, F: history.FFaultError, Fault: w.cfg.Arm.Fault, Error: err.Error()})
@@ -80,22 +83,38 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 	w.event(history.Event{Type: history.Invoke, F: history.FSend, Txn: w.txnSeq, IDs: ids(batch)})
 	sendStart := time.Now()
 	err := w.produceAll(reqCtx, batch)
-	w.breaker.heal() // one-shot: the cut lasts until this batch's produce has failed
+	if !mutated(MutantCommitUnchecked) {
+		w.breaker.heal() // one-shot: the cut lasts until this batch's produce has failed
+	}
 	if err != nil {
 		w.event(history.Event{Type: history.Fail, F: history.FSend, Txn: w.txnSeq, IDs: ids(batch), Error: err.Error(), DurNS: since(sendStart)})
-		return w.abort(ctx, batch, "produce failed: "+err.Error())
+		if !mutated(MutantCommitUnchecked) {
+			return w.abort(ctx, batch, "produce failed: "+err.Error())
+		}
+	} else {
+		w.event(history.Event{Type: history.OK, F: history.FSend, Txn: w.txnSeq, IDs: ids(batch), DurNS: since(sendStart)})
 	}
-	w.event(history.Event{Type: history.OK, F: history.FSend, Txn: w.txnSeq, IDs: ids(batch), DurNS: since(sendStart)})
-	if err := w.producer.Flush(reqCtx); err != nil {
+	if mutated(MutantCommitUnchecked) {
+		// The mutant neither waited for its produces nor flushes: the
+		// commit goes out with the cut outputs still buffered.
+	} else if err := w.producer.Flush(reqCtx); err != nil {
 		w.event(history.Event{Type: history.Fail, F: history.FFlush, Txn: w.txnSeq, Error: err.Error()})
-		return w.abort(ctx, batch, "flush failed: "+err.Error())
+		if !mutated(MutantCommitUnchecked) {
+			return w.abort(ctx, batch, "flush failed: "+err.Error())
+		}
+	} else {
+		w.event(history.Event{Type: history.OK, F: history.FFlush, Txn: w.txnSeq})
 	}
-	w.event(history.Event{Type: history.OK, F: history.FFlush, Txn: w.txnSeq})
 	if w.armedAt(PointAfterSend) {
-		w.fire(PointAfterSend)
+		w.fire(ctx, PointAfterSend)
 	}
 
-	if w.acker != nil {
+	if w.acker != nil && mutated(MutantAcksOutsideTxn) {
+		w.ack(ctx, kgo.AckAccept, batch)
+		if w.armedAt(PointAfterAcks) {
+			w.fire(ctx, PointAfterAcks)
+		}
+	} else if w.acker != nil {
 		txn := Txn{Worker: w.cfg.Name(), Seq: w.txnSeq, Producer: w.producer, Consumer: w.consumer}
 		w.event(history.Event{Type: history.Invoke, F: history.FTxnAcks, Txn: w.txnSeq, Records: recs(batch)})
 		ackStart := time.Now()
@@ -106,10 +125,13 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 		w.last.TxnAcks = time.Since(ackStart)
 		w.event(history.Event{Type: history.OK, F: history.FTxnAcks, Txn: w.txnSeq, Records: recs(batch), DurNS: w.last.TxnAcks.Nanoseconds()})
 		if w.armedAt(PointAfterAcks) {
-			w.fire(PointAfterAcks)
+			w.fire(ctx, PointAfterAcks)
 		}
 		w.event(history.Event{Type: history.Invoke, F: history.FValidate, Txn: w.txnSeq})
 		conflicts, err := w.acker.Validate(reqCtx, txn, batch)
+		if mutated(MutantSkipValidation) {
+			conflicts = nil
+		}
 		if err != nil {
 			w.event(history.Event{Type: history.Fail, F: history.FValidate, Txn: w.txnSeq, Error: err.Error()})
 			return w.abort(ctx, batch, "validation failed: "+err.Error())
@@ -129,17 +151,11 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 	}
 
 	if w.armedAt(PointBeforeCommit) {
-		w.fire(PointBeforeCommit)
+		w.fire(ctx, PointBeforeCommit)
 		switch w.cfg.Arm.Action {
 		case ActionAbort:
 			// explicit-abort (case 6): this batch fails "validation" once.
 			return w.abort(ctx, batch, "explicit abort (fault)")
-		case ActionStall:
-			// Hold the transaction and the connection open past the lock.
-			select {
-			case <-time.After(w.cfg.Arm.Stall.D()):
-			case <-ctx.Done():
-			}
 		}
 	}
 
@@ -152,6 +168,7 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 	commitCtx, cancelCommit := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.RequestTimeout.D())
 	err = w.producer.EndTransaction(commitCtx, kgo.TryCommit)
 	cancelCommit()
+	w.breaker.heal() // the mutant commit-unchecked kept its cut until here; a no-op otherwise
 	outcome := commitOutcome(err)
 	e := history.Event{Type: outcome, F: history.FCommit, Txn: w.txnSeq, Records: recs(batch), DurNS: since(commitStart),
 		TxnNS: since(txnStart)}
@@ -164,7 +181,7 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 	switch outcome {
 	case history.OK:
 		if w.armedAt(PointAfterCommit) {
-			w.fire(PointAfterCommit)
+			w.fire(ctx, PointAfterCommit)
 		}
 		if w.cfg.Mode != Implicit {
 			w.last.Ack = w.ack(ctx, kgo.AckAccept, batch)
@@ -181,6 +198,15 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 			// Another process owns our transactional id now (we were a
 			// zombie): a fenced producer is dead, and so is this worker.
 			return fmt.Errorf("commit txn %d: fenced: %w", w.txnSeq, err)
+		}
+		if w.resumed && outcome == history.Fail {
+			// A zombie whose commit is refused must not re-register its
+			// transactional id (that would fence the replacement in turn).
+			// kfake answers INVALID_TXN_STATE, not PRODUCER_FENCED, when the
+			// replacement's InitProducerId bumped the epoch by exactly one
+			// (its KIP-890 retry detection takes the zombie's EndTxn for a
+			// retry of a finished transaction; FINDINGS.md).
+			return fmt.Errorf("commit txn %d after being resumed: refused: %w", w.txnSeq, err)
 		}
 		return w.replaceProducer(ctx)
 	}
@@ -214,6 +240,12 @@ func (w *Worker) abortOnly(ctx context.Context, why string) error {
 		// Unknown: the producer is replaced, whose InitProducerId aborts
 		// whatever is still open.
 		w.event(history.Event{Type: history.Info, F: history.FAbort, Txn: w.txnSeq, Error: err.Error(), DurNS: since(start)})
+		if fenced(err) {
+			// A zombie must not re-register the transactional id its
+			// replacement now owns: a new InitProducerId would fence the
+			// replacement in turn. A fenced worker is dead.
+			return fmt.Errorf("abort txn %d: fenced: %w", w.txnSeq, err)
+		}
 		return w.replaceProducer(ctx)
 	}
 	w.event(history.Event{Type: history.OK, F: history.FAbort, Txn: w.txnSeq, DurNS: since(start)})

@@ -42,6 +42,10 @@ type Worker struct {
 
 	last StepResult
 
+	// resumed: this incarnation was frozen by its stop fault and continued,
+	// so another incarnation may own its transactional id now.
+	resumed bool
+
 	batches int   // non-empty batches seen
 	txnSeq  int64 // transactions begun
 
@@ -202,7 +206,7 @@ func (w *Worker) openProducer(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("init producer id: %w", err)
 	}
-	w.event(history.Event{Type: history.Info, F: "init-producer", Attrs: map[string]string{
+	w.event(history.Event{Type: history.OK, F: history.FInitProducer, Attrs: map[string]string{
 		"producer_id": strconv.FormatInt(id, 10), "epoch": strconv.Itoa(int(epoch))}})
 	return nil
 }
@@ -263,8 +267,9 @@ func (w *Worker) event(e history.Event) {
 }
 
 // fire records that the armed fault fired and performs its action. Kill never
-// returns; stop returns once the process is continued.
-func (w *Worker) fire(p Point) {
+// returns; stop returns once the process is continued; stall returns after
+// Arm.Stall (or when ctx ends).
+func (w *Worker) fire(ctx context.Context, p Point) {
 	w.event(history.Event{Type: history.Info, F: history.FFaultFired, Fault: w.cfg.Arm.Fault,
 		Point: string(p), Txn: w.txnSeq, Attrs: map[string]string{"action": string(w.cfg.Arm.Action), "batch": strconv.Itoa(w.batches)}})
 	switch w.cfg.Arm.Action {
@@ -276,7 +281,18 @@ func (w *Worker) fire(p Point) {
 		// Freeze here, mid-transaction, connections up; the orchestrator
 		// sends SIGCONT once the replacement has fenced us.
 		signalSelf(syscall.SIGSTOP)
+		w.resumed = true
 		w.event(history.Event{Type: history.Info, F: history.FResumed, Fault: w.cfg.Arm.Fault, Txn: w.txnSeq})
+	case ActionStall:
+		// Hold whatever the point holds (the batch's acquisitions, an open
+		// transaction), connections up, then go on with the loop: at
+		// before-commit the held transaction outlives the lock; at
+		// before-begin the batch does, and the transaction that follows
+		// can still commit while another worker holds the records.
+		select {
+		case <-time.After(w.cfg.Arm.Stall.D()):
+		case <-ctx.Done():
+		}
 	}
 }
 
@@ -331,7 +347,10 @@ func (w *Worker) produceAll(ctx context.Context, batch []*kgo.Record) error {
 		wg       sync.WaitGroup
 	)
 	txn := strconv.FormatInt(w.txnSeq, 10)
-	for _, r := range batch {
+	for i, r := range batch {
+		if i == 0 && mutated(MutantDropOutput) {
+			continue
+		}
 		out := &kgo.Record{
 			Key:   r.Key,
 			Value: []byte(Transform(string(r.Value))),
@@ -341,17 +360,33 @@ func (w *Worker) produceAll(ctx context.Context, batch []*kgo.Record) error {
 				{Key: HeaderTxn, Value: []byte(txn)},
 			},
 		}
-		wg.Add(1)
-		w.producer.Produce(ctx, out, func(_ *kgo.Record, err error) {
-			defer wg.Done()
-			if err != nil {
-				mu.Lock()
-				if firstErr == nil {
-					firstErr = err
-				}
-				mu.Unlock()
+		if i == 0 && mutated(MutantOutputOutsideTxn) {
+			if err := w.produceOutsideTxn(ctx, out); err != nil {
+				return err
 			}
-		})
+			continue
+		}
+		outs := []*kgo.Record{out}
+		if i == 0 && mutated(MutantProduceTwice) {
+			twin := *out
+			outs = append(outs, &twin)
+		}
+		for _, out := range outs {
+			wg.Add(1)
+			w.producer.Produce(ctx, out, func(_ *kgo.Record, err error) {
+				defer wg.Done()
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+				}
+			})
+		}
+	}
+	if mutated(MutantCommitUnchecked) {
+		return errors.New("produce: results not checked (mutant commit-unchecked)")
 	}
 	// kgo's RecordDeliveryTimeout does not always fire when the leader's
 	// link is down (seen with dials failing: the produce hung for minutes), so

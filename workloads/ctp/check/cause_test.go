@@ -197,3 +197,21 @@ func TestLossAfterReleaseIsUnexplainedInExplicit(t *testing.T) {
 	res := check.Run(c.obs, checkAllowed(t, ctp.Explicit, "explicit-abort"))
 	checkWant(t, res, verdict.Anomaly, map[string]int{verdict.AnomalyLostUnexplained: 5, verdict.AnomalyAckWithoutOutput: 5})
 }
+
+// Must pass in explicit, named "released": a worker held its batch past the
+// lock (lock-expiry-race), another acquired and committed the records
+// first, then the first committed too and its late ACCEPT came back ok (kfake
+// answers ok). The first delivery is the earlier poll, and its ACCEPT came
+// after the second delivery, so it could not have prevented it.
+func TestDuplicateAfterLockExpiryRaceIsReleased(t *testing.T) {
+	c := newCheckCell(ctp.Explicit, "", 5)
+	w1, w2 := c.worker("w1.1"), c.worker("w2.1")
+	held := w1.poll(1, checkSpan(0, 5)...)
+	w1.faultAction("lock-expiry-race", ctp.PointBeforeBegin, ctp.ActionStall)
+	w2.process(2, checkSpan(0, 5)...) // acquired, committed and ACCEPTed while w1 holds them
+	w1.commitBatch(held)
+	w1.acceptAfterCommit(held)
+	res := check.Run(c.obs, checkAllowed(t, ctp.Explicit, "lock-expiry-race"))
+	checkWant(t, res, verdict.Pass, map[string]int{verdict.AnomalyDuplicate: 5})
+	checkCause(t, res, verdict.AnomalyDuplicate, check.CauseReleased, 5, "before w1.1's ACCEPT")
+}

@@ -63,9 +63,10 @@ type outputCopy struct {
 	end    int64 // when its transaction ended, for ordering
 }
 
-// outputCopies returns the record's outputs in the order their transactions
-// ended (the commit's outcome; a transaction without one at its worker's last
-// event), ties by where the output sits.
+// outputCopies returns the record's outputs in the order of the deliveries
+// they came from (the polls), then of their transactions' ends (the commit's
+// outcome; a transaction without one at its worker's last event), ties by
+// where the output sits.
 func (s *state) outputCopies(id string, outs []int) []outputCopy {
 	copies := make([]outputCopy, len(outs))
 	for i, idx := range outs {
@@ -82,6 +83,14 @@ func (s *state) outputCopies(id string, outs []int) []outputCopy {
 	}
 	outputs := s.obs.Outputs
 	sort.SliceStable(copies, func(i, j int) bool {
+		// By delivery first: "the first delivery" is the earlier poll. A
+		// worker that held a batch past its lock commits after the worker
+		// that acquired it second (lock-expiry-race), so ordering by the
+		// transactions' ends would judge the second delivery's clean ACCEPT
+		// as the first's and call the duplicate unexplained.
+		if fi, fj := copies[i].from.ts, copies[j].from.ts; fi != 0 && fj != 0 && fi != fj {
+			return fi < fj
+		}
 		if copies[i].end != copies[j].end {
 			return copies[i].end < copies[j].end
 		}
@@ -136,7 +145,7 @@ func (s *state) judgeDuplicate(a, b outputCopy, acks map[workerRecord][]ackSeen)
 		return dupJudgement{dupRedelivered, CauseCommitUnknown, fmt.Sprintf("%s ended %s", a.txn, info.endedBy)}
 	}
 	w, committed := a.txn.worker, info.closedAt
-	accepted := false
+	accepted, stale := false, int64(0)
 	for _, ack := range acks[workerRecord{w, s.obs.Outputs[a.output].Key}] {
 		if ack.ts < committed {
 			continue
@@ -148,9 +157,22 @@ func (s *state) judgeDuplicate(a, b outputCopy, acks map[workerRecord][]ackSeen)
 			return dupJudgement{dupRedelivered, CauseAckUnknown, fmt.Sprintf("%s's %s after the commit has an unknown outcome (%s)", w, ack.kind, s.at(ack.ts))}
 		case ack.kind == history.AckRelease:
 			return dupJudgement{dupRedelivered, CauseReleased, fmt.Sprintf("%s RELEASEd it after the commit", w)}
+		case ack.kind == history.AckAccept && b.from.ts != 0 && b.from.ts < ack.ts:
+			// The second delivery came before this ACCEPT: the first
+			// acquisition had already expired or been released, so the
+			// ACCEPT (whatever the broker answered) was too late to
+			// prevent it (lock-expiry-race).
+			if stale == 0 {
+				stale = ack.ts
+			}
 		case ack.kind == history.AckAccept:
 			accepted = true
 		}
+	}
+	if stale != 0 && !accepted {
+		return dupJudgement{dupRedelivered, CauseReleased,
+			fmt.Sprintf("it came back as delivery %d at %s, before %s's ACCEPT at %s: the first acquisition had expired",
+				b.from.count, s.at(b.from.ts), w, s.at(stale))}
 	}
 	if accepted {
 		return dupJudgement{dupUnexplained, CauseAcceptedYetRedelivered,

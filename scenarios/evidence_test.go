@@ -1,0 +1,101 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sharechaos/sharechaos/internal/history"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+)
+
+// ev builds one event at ts (seconds) for the evidence tests.
+func ev(ts int64, worker string, typ history.Type, f string, ids ...string) history.Event {
+	e := history.Event{TS: ts * 1e9, Worker: worker, Type: typ, F: f}
+	for _, id := range ids {
+		e.Records = append(e.Records, history.Rec{ID: id, Delivery: 1})
+	}
+	return e
+}
+
+func fire(ts int64, worker string, p ctp.Point, a ctp.Action) history.Event {
+	e := ev(ts, worker, history.Info, history.FFaultFired)
+	e.Point, e.Attrs = string(p), map[string]string{"action": string(a)}
+	return e
+}
+
+func withErr(e history.Event, err string) history.Event { e.Error = err; return e }
+
+func TestZombieEvidence(t *testing.T) {
+	row, _ := Lookup("zombie-fenced")
+	base := history.History{
+		ev(1, "w1.1", history.OK, history.FPoll, "r-1"),
+		fire(2, "w1.1", ctp.PointBeforeCommit, ctp.ActionStop),
+		ev(3, "orchestrator", history.Info, history.FZombieStopped),
+		ev(4, "w1.2", history.OK, history.FInitProducer),
+		ev(5, "w1.1", history.Info, history.FResumed),
+		ev(6, "w1.1", history.Invoke, history.FCommit, "r-1"),
+	}
+	cases := []struct {
+		name    string
+		h       history.History
+		missing string // "" when every piece is shown
+	}{
+		{"fenced as Kafka says", append(clone(base), withErr(ev(7, "w1.1", history.Info, history.FCommit, "r-1"), "PRODUCER_FENCED: newer producer")), ""},
+		{"refused as kfake says", append(clone(base), withErr(ev(7, "w1.1", history.Fail, history.FCommit, "r-1"), "INVALID_TXN_STATE: bad state")), ""},
+		{"never tried to commit", clone(base)[:5], "never tried to commit"},
+		{"committed", append(clone(base), ev(7, "w1.1", history.OK, history.FCommit, "r-1")), "never tried to commit"},
+		{"resumed before the replacement initialized", history.History{base[0], base[1], base[2], ev(4, "w1.1", history.Info, history.FResumed),
+			ev(5, "w1.2", history.OK, history.FInitProducer), ev(6, "w1.1", history.Invoke, history.FCommit),
+			withErr(ev(7, "w1.1", history.Info, history.FCommit), "PRODUCER_FENCED")}, "did not complete between"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			notes, missing := Show(row.Evidence, c.h)
+			switch {
+			case c.missing == "" && missing != nil:
+				t.Fatalf("missing %q, want every piece shown", missing.Name)
+			case c.missing != "" && (missing == nil || !strings.Contains(missing.Missing, c.missing)):
+				t.Fatalf("missing %+v, want one saying %q", missing, c.missing)
+			case c.missing == "" && len(notes) != len(row.Evidence):
+				t.Fatalf("notes %v, want one per piece", notes)
+			}
+		})
+	}
+}
+
+func TestSecondAcquisitionEvidence(t *testing.T) {
+	row, _ := Lookup("lock-expiry-race")
+	held := history.History{
+		ev(1, "w1.1", history.OK, history.FPoll, "r-1", "r-2"),
+		fire(2, "w1.1", ctp.PointBeforeBegin, ctp.ActionStall),
+	}
+	race := append(clone(held),
+		ev(17, "w2.1", history.OK, history.FPoll, "r-2"),
+		ev(20, "w1.1", history.OK, history.FBegin),
+		ev(21, "w1.1", history.OK, history.FAbort))
+	if _, missing := Show(row.Evidence, race); missing != nil {
+		t.Fatalf("race: missing %q", missing.Name)
+	}
+	late := append(clone(held),
+		ev(20, "w1.1", history.OK, history.FBegin),
+		ev(21, "w1.1", history.OK, history.FCommit),
+		ev(22, "w2.1", history.OK, history.FPoll, "r-2"))
+	if _, missing := Show(row.Evidence, late); missing == nil || !strings.Contains(missing.Missing, "the race did not happen") {
+		t.Fatalf("acquired after the commit: missing %+v, want the race did not happen", missing)
+	}
+	self := append(clone(held), ev(20, "w1.1", history.OK, history.FBegin), ev(21, "w1.1", history.OK, history.FCommit),
+		ev(22, "w1.1", history.OK, history.FPoll, "r-2"))
+	if _, missing := Show(row.Evidence, self); missing == nil {
+		t.Fatal("only the armed worker itself got the records again: want the race missing")
+	}
+}
+
+func TestEveryFaultRowHasEvidence(t *testing.T) {
+	for _, s := range All() {
+		if s.HasFault() && len(s.Evidence) == 0 {
+			t.Errorf("%s injects a fault but says nothing its history must show", s.Name)
+		}
+	}
+}
+
+func clone(h history.History) history.History { return append(history.History(nil), h...) }

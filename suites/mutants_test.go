@@ -1,0 +1,149 @@
+//go:build mutants
+
+package suites
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/reports"
+	"github.com/sharechaos/sharechaos/suites/harness"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+)
+
+// mutantCase pairs a mutant of the loop with the scenario and mode that must
+// catch it, and the anomalies it is meant to cause (any of them will do: a
+// loss shows as lost-after-commit or lost-unexplained by its cause).
+type mutantCase struct {
+	mutant   ctp.Mutant
+	scenario string
+	mode     ctp.AckMode
+	want     []string
+}
+
+var mutantCases = []mutantCase{
+	// ACCEPTed before the transaction, then the transaction dies: lost.
+	{ctp.MutantAckBeforeCommit, "crash-after-send", ctp.Explicit,
+		[]string{verdict.AnomalyLost, verdict.AnomalyLostAfterCommit, verdict.AnomalyLostUnexplained}},
+	// Acks outside the transaction: the crash before the commit loses them.
+	{ctp.MutantAcksOutsideTxn, "crash-after-acks", ctp.Transactional,
+		[]string{verdict.AnomalyLost, verdict.AnomalyLostAfterCommit, verdict.AnomalyLostUnexplained}},
+	// Without the ledger's validation the race's loser commits too.
+	{ctp.MutantSkipValidation, "lock-expiry-race", ctp.Transactional,
+		[]string{verdict.AnomalyDuplicate, verdict.AnomalyDuplicateUnexplained, verdict.AnomalyDuplicateInOneDelivery}},
+	// Two outputs from one transaction: never allowed, even in explicit.
+	{ctp.MutantProduceTwice, "steady", ctp.Explicit, []string{verdict.AnomalyDuplicateInOneDelivery}},
+	// Acknowledged without its output.
+	{ctp.MutantDropOutput, "steady", ctp.Transactional,
+		[]string{verdict.AnomalyLost, verdict.AnomalyLostAfterCommit, verdict.AnomalyLostUnexplained}},
+	// An output outside the transaction shows although the transaction died.
+	{ctp.MutantOutputOutsideTxn, "crash-after-send", ctp.Transactional,
+		[]string{verdict.AnomalyAbortedRead, verdict.AnomalyDuplicate, verdict.AnomalyDuplicateUnexplained}},
+	// Committed without the produce results: the cut outputs are lost. In
+	// explicit mode: in transactional mode the ledger's own produce waits
+	// behind the cut link until the cell's drain gives up.
+	{ctp.MutantCommitUnchecked, "partial-produce-failure", ctp.Explicit,
+		[]string{verdict.AnomalyLost, verdict.AnomalyLostAfterCommit, verdict.AnomalyLostUnexplained, verdict.AnomalyAckWithoutOutput}},
+}
+
+// TestMutants runs every mutant of the loop on the embedded backend with its
+// paired scenario and mode, prints the table, and fails for every mutant the
+// suite does not catch as ANOMALY with the anomaly it is meant to cause.
+// make mutants runs it (go test -tags mutants).
+func TestMutants(t *testing.T) {
+	if len(mutantCases) != len(ctp.Mutants()) {
+		t.Fatalf("%d mutant cases for %d mutants: every mutant needs its scenario", len(mutantCases), len(ctp.Mutants()))
+	}
+	only := os.Getenv("SHARECHAOS_MUTANTS")
+	started := time.Now()
+	// The run directories outlive a failed test, so an uncaught mutant's
+	// histories can be read.
+	base, err := os.MkdirTemp("", "sharechaos-mutants-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if !t.Failed() {
+			_ = os.RemoveAll(base)
+		}
+	}()
+	type row struct {
+		c       mutantCase
+		cell    reports.Cell
+		caught  bool
+		took    time.Duration
+		problem string
+	}
+	var rows []row
+	for _, c := range mutantCases {
+		if only != "" && !strings.Contains(","+only+",", ","+string(c.mutant)+",") {
+			continue
+		}
+		t.Setenv(ctp.MutantEnv, string(c.mutant))
+		began := time.Now()
+		res, err := Run(context.Background(), Options{
+			Common:    harness.Common{Backend: "embedded", Modes: []ctp.AckMode{c.mode}, Seed: 1289, Out: filepath.Join(base, string(c.mutant))},
+			Scenarios: []string{c.scenario}, Records: 600,
+		})
+		r := row{c: c, took: time.Since(began)}
+		switch {
+		case err != nil:
+			r.problem = "run: " + err.Error()
+		case len(res.Runs) != 1:
+			r.problem = fmt.Sprintf("%d cells, want 1", len(res.Runs))
+		default:
+			r.cell = res.Runs[0]
+			r.caught = r.cell.Verdict == verdict.Anomaly && anyOf(r.cell.Anomalies, c.want)
+			if !r.caught {
+				r.problem = fmt.Sprintf("not caught: %s (%s), want ANOMALY with one of %v; cell in %s", r.cell.Verdict, r.cell.Reason, c.want, res.Dir)
+			}
+		}
+		rows = append(rows, r)
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "MUTANT\tSCENARIO\tMODE\tVERDICT\tCOUNTS\tANOMALY\tCAUGHT\tTOOK")
+	for _, r := range rows {
+		c := r.cell
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\tinput=%d processed=%d duplicated=%d lost=%d\t%s\t%v\t%s\n",
+			r.c.mutant, r.c.scenario, r.c.mode, c.Verdict, c.Input, c.Processed, c.Duplicated, c.Lost,
+			anomalyList(c.Anomalies), r.caught, r.took.Round(time.Second))
+	}
+	tw.Flush()
+	fmt.Printf("mutants: %d run in %s\n", len(rows), time.Since(started).Round(time.Second))
+	for _, r := range rows {
+		if r.problem != "" {
+			t.Errorf("mutant %s (%s/%s): %s", r.c.mutant, r.c.scenario, r.c.mode, r.problem)
+		}
+	}
+}
+
+func anyOf(found map[string]verdict.Found, want []string) bool {
+	for _, w := range want {
+		if found[w].Count > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func anomalyList(found map[string]verdict.Found) string {
+	var out []string
+	for name, f := range found {
+		if f.Count > 0 {
+			out = append(out, fmt.Sprintf("%s %d", name, f.Count))
+		}
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		return "-"
+	}
+	return strings.Join(out, ", ")
+}
