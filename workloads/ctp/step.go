@@ -240,7 +240,7 @@ func (w *Worker) abortOnly(ctx context.Context, why string) error {
 		// Unknown: the producer is replaced, whose InitProducerId aborts
 		// whatever is still open.
 		w.event(history.Event{Type: history.Info, F: history.FAbort, Txn: w.txnSeq, Error: err.Error(), DurNS: since(start)})
-		if fenced(err) {
+		if Fenced(err) {
 			// A zombie must not re-register the transactional id its
 			// replacement now owns: a new InitProducerId would fence the
 			// replacement in turn. A fenced worker is dead.
