@@ -61,8 +61,8 @@ func TestBenchHelp(t *testing.T) {
 		t.Fatalf("bench --help: exit %d", code)
 	}
 	for _, s := range []string{"--mode", "--rate", "--batch", "--latency", "--threshold", "--fault", "Mann-Whitney"} {
-		if !strings.Contains(stderr.String(), s) {
-			t.Errorf("bench --help does not mention %s", s)
+		if !strings.Contains(stdout.String(), s) {
+			t.Errorf("bench --help does not mention %s on stdout", s)
 		}
 	}
 }
