@@ -140,6 +140,9 @@ func (o Options) Validated() (Options, error) {
 	if _, err := o.scenarios(); err != nil {
 		return o, err
 	}
+	if err := o.checkThresholds(); err != nil {
+		return o, err
+	}
 	return o, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	flag "github.com/spf13/pflag"
 
@@ -113,5 +114,28 @@ func TestReplayCommandIsShellQuotedWithoutOut(t *testing.T) {
 	want := `sharechaos run --threshold 'txn_commit_duration{mode:explicit}: p(99)<1s' --verbose --scenario 'it'\''s'`
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// TestBadThresholdsExit64BeforeAnythingRuns: a misspelt metric, tag or tag
+// value exits 64 naming it, within seconds (no cluster started).
+func TestBadThresholdsExit64BeforeAnythingRuns(t *testing.T) {
+	out := t.TempDir()
+	for _, c := range []struct{ threshold, want string }{
+		{"txn_comit_duration: p(99)<1s", `unknown metric "txn_comit_duration"`},
+		{"txn_commit_duration{mood:explicit}: p(99)<1s", `unknown tag "mood"`},
+		{"txn_commit_duration{mode:transactionl}: p(99)<1s", "mode:transactionl is not in this run"},
+		{"txn_commit_duration{scenario:broker-kill}: p(99)<1s", "scenario:broker-kill is not in this run"},
+		{"txn_commit_duration{backend:auto}: p(99)<1s", "backend:auto is not in this run"},
+		{"lost: p(99)<1", "lost is a count"},
+	} {
+		start := time.Now()
+		code, _, errOut := run("run", "--backend", "embedded", "--scenario", "steady", "--threshold", c.threshold, "--out", out+"/x")
+		if code != 64 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: exit %d, stderr %q, want 64 naming %q", c.threshold, code, errOut, c.want)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: took %v to refuse", c.threshold, d)
+		}
 	}
 }
