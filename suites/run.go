@@ -45,6 +45,7 @@ func Run(ctx context.Context, opts Options) (reports.Result, error) {
 
 	b := harness.ChooseBackend(ctx, o.Backend)
 	res.Backend, res.BackendWhy = b.Name, b.Why
+	res.Command = replayLine(o.Command, b.Name, o.Seed)
 	c, err := harness.StartBackend(ctx, b, harness.StartOptions{Brokers: o.Brokers, RunID: runID, Dir: o.Out, Lock: o.Lock, Log: o.Log})
 	if err != nil {
 		res.Interrupted = ctx.Err() != nil
