@@ -56,7 +56,8 @@ type cellRun struct {
 // runCell runs one cell to its verdict. It never returns an error: whatever
 // goes wrong becomes the cell's verdict (HARNESS-ERROR, UNKNOWN) with a reason.
 func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster, runID, runDir string, plan cellPlan) (cell reports.Cell) {
-	r := &cellRun{o: o, prog: prog, c: c, plan: plan, runID: runID, started: time.Now(),
+	lo := o.withLoad(plan.scenario.Load)
+	r := &cellRun{o: &lo, prog: prog, c: c, plan: plan, runID: runID, started: time.Now(),
 		rng: rand.New(rand.NewPCG(uint64(plan.seed), uint64(plan.index)))}
 	cell = reports.Cell{
 		Scenario: plan.name(), Mode: string(plan.mode), Backend: c.Name(), Realization: plan.realization,

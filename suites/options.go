@@ -38,6 +38,17 @@ type Options struct {
 	DrainTimeout time.Duration
 	// ProgressLive: Progress is a terminal (one rewritten line).
 	ProgressLive bool
+	// Catalog is what --scenario and --profile can name (nil: the built-in
+	// catalog; a scenario file adds rows and profiles with scenarios.WithExtra).
+	Catalog *scenarios.Catalog
+}
+
+// catalog is the run's catalog.
+func (o Options) catalog() scenarios.Catalog {
+	if o.Catalog != nil {
+		return *o.Catalog
+	}
+	return scenarios.Catalog{}
 }
 
 // Defaults.
@@ -88,7 +99,7 @@ func (o Options) withDefaults() Options {
 	if o.MaxRecords == 0 {
 		o.MaxRecords = DefaultMaxRecords
 	}
-	if p, ok := scenarios.LookupProfile(o.Profile); ok && len(o.Scenarios) == 0 {
+	if p, ok := o.catalog().LookupProfile(o.Profile); ok && len(o.Scenarios) == 0 {
 		if o.Repeats == 0 {
 			o.Repeats = p.Repeats
 		}
@@ -150,17 +161,17 @@ func (o Options) Validated() (Options, error) {
 func (o Options) scenarios() ([]scenarios.Scenario, error) {
 	names := o.Scenarios
 	if len(names) == 0 {
-		p, ok := scenarios.LookupProfile(o.Profile)
+		p, ok := o.catalog().LookupProfile(o.Profile)
 		if !ok {
-			return nil, harness.Usagef("--profile %q: want one of %s", o.Profile, strings.Join(scenarios.ProfileNames(), ", "))
+			return nil, harness.Usagef("--profile %q: want one of %s", o.Profile, strings.Join(o.catalog().ProfileNames(), ", "))
 		}
 		names = p.Scenarios
 	}
 	var out []scenarios.Scenario
 	for _, n := range names {
-		s, ok := scenarios.Lookup(n)
+		s, ok := o.catalog().Lookup(n)
 		if !ok {
-			return nil, harness.Usagef("unknown scenario %q (known: %s)", n, strings.Join(scenarios.Names(), ", "))
+			return nil, harness.Usagef("unknown scenario %q (known: %s)", n, strings.Join(o.catalog().Names(), ", "))
 		}
 		out = append(out, s)
 	}

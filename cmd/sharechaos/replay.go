@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -11,6 +12,9 @@ import (
 // runReplayDropped are the flags run's replay leaves out: --out because the
 // old directory exists (a replay would exit 64), --backend and --seed because
 // the runner appends the backend that ran (auto resolved) and the seed it used.
+// pathFlags name files: a replay gives them as absolute paths.
+var pathFlags = []string{"scenario-file"}
+
 var runReplayDropped = []string{"out", "backend", "seed"}
 
 // replayCommand is "sharechaos CMD" and the command line's arguments after
@@ -40,6 +44,21 @@ func replayCommand(name string, args []string, fs *flag.FlagSet, dropped ...stri
 			if takesNext {
 				j++
 			}
+			continue
+		}
+		if slices.Contains(pathFlags, flagName) {
+			// A replay may run in another directory: the file by its full path.
+			v := ""
+			if hasValue {
+				_, v, _ = strings.Cut(t, "=")
+			} else if takesNext {
+				j++
+				v = rest[j]
+			}
+			if abs, err := filepath.Abs(v); err == nil {
+				v = abs
+			}
+			out = append(out, "--"+flagName, shellQuote(v))
 			continue
 		}
 		out = append(out, shellQuote(t))

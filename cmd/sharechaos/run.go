@@ -13,6 +13,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/suites"
 	"github.com/sharechaos/sharechaos/suites/harness"
 )
@@ -31,8 +32,9 @@ const runExample = `  sharechaos run                                   # the smo
 type runFlags struct {
 	o         suites.Options
 	lists     harness.CommonLists
-	scenarios harness.ListFlag
-	verbose   bool
+	scenarios    harness.ListFlag
+	scenarioFile string
+	verbose      bool
 }
 
 const thresholdHelp = `Thresholds (--threshold, k6 style, repeatable): metric{tag:value,...}: stat op limit,
@@ -56,6 +58,7 @@ func newRunCmd(rawArgs []string) *cobra.Command {
 	}
 	fs := cmd.Flags()
 	rf.o.Register(fs, &rf.lists, &rf.scenarios)
+	fs.StringVar(&rf.scenarioFile, "scenario-file", "", "YAML file of scenarios, fault schedules, profiles and thresholds, added to the catalog for this run (see examples/scenarios/)")
 	fs.BoolVarP(&rf.verbose, "verbose", "v", false, "log every step")
 	annotateGroups(fs)
 	return cmd
@@ -85,6 +88,18 @@ func runRun(cmd *cobra.Command, rf *runFlags, rawArgs []string, stdout, stderr i
 		return usage("%v", err)
 	}
 	o.Scenarios = rf.scenarios
+	if rf.scenarioFile != "" {
+		f, err := scenarios.LoadFile(rf.scenarioFile)
+		if err != nil {
+			return usage("--scenario-file: %v", err)
+		}
+		cat, err := scenarios.WithExtra(f.Scenarios, f.Profiles)
+		if err != nil {
+			return usage("--scenario-file %s: %v", rf.scenarioFile, err)
+		}
+		o.Catalog = &cat
+		o.Thresholds = append(o.Thresholds, f.Thresholds...)
+	}
 	if err := checkPositive(fs, positiveValues(o)); err != nil {
 		return usage("%v", err)
 	}
