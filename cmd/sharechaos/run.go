@@ -30,8 +30,8 @@ const runExample = `  sharechaos run                                   # the smo
 
 // runFlags is what run's flags fill while they are parsed.
 type runFlags struct {
-	o         suites.Options
-	lists     harness.CommonLists
+	o            suites.Options
+	lists        harness.CommonLists
 	scenarios    harness.ListFlag
 	scenarioFile string
 	verbose      bool
