@@ -84,6 +84,7 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 		cell.Verdict, cell.Reason = verdict.HarnessError, err.Error()
 		return cell
 	}
+	prog.setPhase(plan, PhaseSetup)
 	var err error
 	r.timeline, err = history.Create(filepath.Join(r.dir, "histories", "orchestrator.jsonl"), "orchestrator")
 	if err != nil {
@@ -93,6 +94,7 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 	defer r.timeline.Close()
 
 	obs, note, err := r.execute(ctx, allowed)
+	prog.setPhase(plan, PhaseCheck)
 	if note != "" {
 		cell.Notes = append(cell.Notes, note)
 	}
@@ -142,6 +144,7 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 		return nil, "", fmt.Errorf("set up cell: %w", err)
 	}
 	sctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
+	r.prog.setPhase(r.plan, PhaseSeeding)
 	err = ctp.Seed(sctx, r.c.Bootstrap(), r.topo.InputTopic, o.Records)
 	cancel()
 	if err != nil {
@@ -154,6 +157,7 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 	if err := ws.start(); err != nil {
 		return nil, "", err
 	}
+	r.prog.setPhase(r.plan, PhaseLoad)
 	stopped := false
 	stopWorkers := func() {
 		if !stopped {
@@ -173,7 +177,7 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 		go func() {
 			defer faultWG.Done()
 			env := faults.Env{Name: r.plan.name(), Cluster: r.c, Topology: r.topo, Rand: r.rng, Workers: o.Workers,
-				Fired:    func(e history.Event) { _ = r.timeline.Record(e) },
+				Fired:    func(e history.Event) { _ = r.timeline.Record(e); r.prog.faultEvent(r.plan, e) },
 				Progress: func(ctx context.Context) (int64, int64) { return r.progress(ctx, admin) }}
 			rep, err := faults.Inject(faultCtx, cf.Triggered(), env)
 			r.report = &rep

@@ -38,6 +38,8 @@ type Options struct {
 	DrainTimeout time.Duration
 	// ProgressLive: Progress is a terminal (one rewritten line).
 	ProgressLive bool
+	// ProgressColor: the live display may colour (the CLI clears it for NO_COLOR).
+	ProgressColor bool
 	// Catalog is what --scenario and --profile can name (nil: the built-in
 	// catalog; a scenario file adds rows and profiles with scenarios.WithExtra).
 	Catalog *scenarios.Catalog

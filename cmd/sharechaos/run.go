@@ -7,12 +7,14 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 	flag "github.com/spf13/pflag"
 
 	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/reports"
 	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/suites"
 	"github.com/sharechaos/sharechaos/suites/harness"
@@ -105,6 +107,8 @@ func runRun(cmd *cobra.Command, rf *runFlags, rawArgs []string, stdout, stderr i
 	}
 	o.Command = replayCommand("run", rawArgs, fs, runReplayDropped...)
 	o.Progress, o.ProgressLive = stdout, isTerminal(stdout)
+	// https://no-color.org: any non-empty NO_COLOR turns colour off.
+	o.ProgressColor = os.Getenv("NO_COLOR") == ""
 	level := slog.LevelWarn
 	if rf.verbose {
 		level = slog.LevelInfo
@@ -123,16 +127,27 @@ func runRun(cmd *cobra.Command, rf *runFlags, rawArgs []string, stdout, stderr i
 	}
 	fmt.Fprintf(stdout, "\n%s: %s\nseed %d, backend %s (%s), %.0fs\n",
 		res.Verdict, res.Verdict.Words(), res.Seed, res.Backend, res.BackendWhy, time.Since(start).Seconds())
-	for _, t := range res.Thresholds {
-		if !t.Pass {
-			fmt.Fprintf(stdout, "threshold failed: %s [%s]: %s\n", t.Threshold, t.Scope, t.Reason)
-		}
-	}
+	printFailedThresholds(stdout, res.Thresholds)
 	fmt.Fprintf(stdout, "report: %s\n", res.Dir+"/summary.md")
 	if res.Command != "" {
 		fmt.Fprintf(stdout, "replay: %s\n", res.Command)
 	}
 	return res.ExitCode
+}
+
+// printFailedThresholds names each failed threshold with its bound (the
+// threshold as written), where it failed and the value observed there.
+func printFailedThresholds(w io.Writer, ts []reports.ThresholdResult) {
+	for _, t := range ts {
+		if t.Pass {
+			continue
+		}
+		if t.Reason != "" { // the reason has the value and the bound
+			fmt.Fprintf(w, "threshold failed: %s on %s: %s\n", t.Threshold, t.Scope, t.Reason)
+			continue
+		}
+		fmt.Fprintf(w, "threshold failed: %s on %s: observed %s\n", t.Threshold, t.Scope, strconv.FormatFloat(t.Observed, 'g', 4, 64)+t.Unit)
+	}
 }
 
 // checkPositive refuses a zero or negative value of any flag the command
