@@ -6,7 +6,6 @@ package suites
 
 import (
 	flag "github.com/spf13/pflag"
-	"strconv"
 	"strings"
 	"time"
 
@@ -73,8 +72,8 @@ func (o *Options) Register(fs *flag.FlagSet, lists *harness.CommonLists, scenari
 	fs.Var(scenarioList, "scenario", "scenario names, repeated or comma-separated (overrides --profile)")
 	fs.IntVar(&o.Records, "records", DefaultRecords, "input records per cell")
 	fs.IntVar(&o.Workers, "workers", DefaultWorkers, "worker processes per cell")
-	fs.Func("partitions", "partitions of the input and output topics (default 4)", int32Flag(&o.Partitions))
-	fs.Func("batch", "records per poll, and so at most per transaction (default 10)", int32Flag(&o.MaxRecords))
+	fs.Int32Var(&o.Partitions, "partitions", DefaultPartitions, "partitions of the input and output topics")
+	fs.Int32Var(&o.MaxRecords, "batch", DefaultMaxRecords, "records per poll, and so at most per transaction")
 	fs.IntVar(&o.Repeats, "repeats", 0, "run every cell this many times (default: the profile's, else 1)")
 	fs.IntVar(&o.Parallel, "parallel", DefaultParallel, "cells run at once when their faults stay inside their own workers (cluster faults always run alone)")
 	fs.DurationVar(&o.Lock, "lock", harness.DefaultLock, "acquisition lock duration")
@@ -178,16 +177,4 @@ func (o Options) scenarios() ([]scenarios.Scenario, error) {
 		out = append(out, s)
 	}
 	return out, nil
-}
-
-// int32Flag parses a flag into an int32.
-func int32Flag(dst *int32) func(string) error {
-	return func(s string) error {
-		n, err := strconv.ParseInt(s, 10, 32)
-		if err != nil {
-			return err
-		}
-		*dst = int32(n)
-		return nil
-	}
 }
