@@ -11,11 +11,13 @@ import (
 
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/reports"
+	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/suites"
 )
 
 func newCheckCmd() *cobra.Command {
 	var write bool
+	var scenarioFile string
 	cmd := &cobra.Command{
 		Use:   "check DIR",
 		Short: "re-check a stored run offline",
@@ -27,18 +29,24 @@ The exit code is the re-checked verdict's.`,
 		Example: "  sharechaos check runs/20261201-101500-42\n  sharechaos check runs/20261201-101500-42 --write",
 		Args:    oneDir,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return codeOf(checkRun(args[0], write, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+			cat, err := loadCatalog(scenarioFile)
+			if err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "sharechaos check: --scenario-file: %v\n", err)
+				return codeOf(verdict.ExitUsage)
+			}
+			return codeOf(checkRun(args[0], cat, write, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 		Annotations: map[string]string{footerKey: exitCodes},
 	}
 	cmd.Flags().BoolVar(&write, "write", false, "rewrite the run's reports with the new judgement")
+	cmd.Flags().StringVar(&scenarioFile, "scenario-file", "", "the scenario file the run had (its rows are re-judged by their own expectations)")
 	annotateGroups(cmd.Flags())
 	return cmd
 }
 
 // checkRun re-checks dir and prints the judgement.
-func checkRun(dir string, write bool, stdout, stderr io.Writer) int {
-	res, changed, err := suites.Recheck(dir)
+func checkRun(dir string, cat scenarios.Catalog, write bool, stdout, stderr io.Writer) int {
+	res, changed, err := suites.RecheckWith(dir, cat)
 	if err != nil {
 		fmt.Fprintf(stderr, "sharechaos check: %v\n", err)
 		return verdict.ExitUsage
@@ -91,4 +99,17 @@ func reportRun(dir string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(dir, "summary.md"))
 	return 0
+}
+
+// loadCatalog is the built-in catalog plus a scenario file's rows and
+// profiles ("" for none).
+func loadCatalog(path string) (scenarios.Catalog, error) {
+	if path == "" {
+		return scenarios.Catalog{}, nil
+	}
+	f, err := scenarios.LoadFile(path)
+	if err != nil {
+		return scenarios.Catalog{}, err
+	}
+	return scenarios.WithExtra(f.Scenarios, f.Profiles)
 }

@@ -44,6 +44,14 @@ func TestExampleScenarioFilesRun(t *testing.T) {
 					t.Errorf("%s: %s %s", c.ID(), c.Verdict, c.Reason)
 				}
 			}
+			// The re-check judges the file's rows with the file, and says
+			// UNKNOWN (never PASS) without it.
+			if code, stdout, stderr := run("check", out, "--scenario-file", path); code != 0 {
+				t.Errorf("check --scenario-file: exit %d\n%s%s", code, stdout, stderr)
+			}
+			if code, stdout, _ := run("check", out); code != 2 || !strings.Contains(stdout, "give the file to check") {
+				t.Errorf("check without the file: exit %d, want 2 (UNKNOWN)\n%s", code, stdout)
+			}
 		})
 	}
 }
