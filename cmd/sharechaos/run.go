@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 	flag "github.com/spf13/pflag"
+	"golang.org/x/sys/unix"
 
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/reports"
@@ -170,11 +171,18 @@ func checkPositive(fs *flag.FlagSet, values map[string]float64) error {
 	return fmt.Errorf("--%s %d: want a positive number", name, int64(v))
 }
 
+// isTerminal reports whether w is a terminal the live bars can draw on: a
+// character device that knows its width (a pty without a size, as under
+// `script`, would show nothing: plain lines instead).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
 	}
 	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+	return err == nil && ws.Col > 0
 }
