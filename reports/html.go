@@ -258,7 +258,7 @@ const pageStyle = `
 body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:2em;color:#222;max-width:1400px}
 h1{font-size:1.6em}h2{margin-top:1.6em;border-bottom:1px solid #ddd;padding-bottom:.2em}
 table{border-collapse:collapse;margin:.6em 0;font-size:.9em;display:block;overflow-x:auto;max-width:100%}
-.few{color:#8a4300;font-size:.85em}.links a{margin-right:.8em}
+.few{color:#8a4300;font-size:.85em}.pair{display:grid;grid-template-columns:1fr 1fr;gap:.5em}.links a{margin-right:.8em}
 th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}
 th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .v{font-weight:bold;padding:.1em .4em;border-radius:3px;white-space:nowrap}
@@ -302,11 +302,6 @@ var runTemplate = template.Must(template.New("run").Funcs(templateFuncs).Parse(`
 {{end}}</table>
 {{else}}<p>No cell ran.</p>{{end}}
 
-{{if .Overlays}}<h2 id="modes">Modes compared</h2>
-<p>Per scenario, each mode's percentile spectrum (first repeat) on a log latency axis; a mode has the same colour in every figure.</p>
-{{range .Overlays}}<h3>{{.Scenario}}</h3>
-{{range .Figures}}<figure>{{if .Err}}<p class="note">plot {{.Title}} could not be drawn: {{.Err}}</p>{{else}}{{.SVG}}{{end}}</figure>
-{{end}}{{end}}{{end}}
 
 <h2 id="cells">Cells</h2>
 {{if .Cells}}
@@ -320,6 +315,12 @@ var runTemplate = template.Must(template.New("run").Funcs(templateFuncs).Parse(`
 </tr>
 {{end}}</table>
 {{end}}
+
+{{if .Overlays}}<h2 id="modes">Modes compared</h2>
+<p>Per scenario, each mode's percentile spectrum (first repeat) on a log latency axis; a mode has the same colour in every figure.</p>
+{{range .Overlays}}<h3>{{.Scenario}}</h3>
+<div class="pair">{{range .Figures}}<figure>{{if .Err}}<p class="note">plot {{.Title}} could not be drawn: {{.Err}}</p>{{else}}{{.SVG}}{{end}}</figure>
+{{end}}</div>{{end}}{{end}}
 
 {{if .Why}}<h2 id="why">Why</h2>
 <ul>{{range .Why}}<li><b>{{index $.WhyLabels .ID}}</b> <span class="v {{vclass .Verdict}}">{{.Verdict}}</span>: {{.Reason}}</li>{{end}}</ul>
