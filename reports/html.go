@@ -306,11 +306,11 @@ var runTemplate = template.Must(template.New("run").Funcs(templateFuncs).Parse(`
 <h2 id="cells">Cells</h2>
 {{if .Cells}}
 <table class="cells">
-<tr><th>cell</th><th>realization</th><th>verdict</th><th>input</th><th>processed</th><th>duplicated</th><th>extra outputs</th><th>lost</th><th>archived</th><th>unseen</th><th>aborted reads</th><th>torn txns</th><th>phantoms</th><th>commit p50 / p99 ms</th><th>fault</th><th>allowed anomalies</th></tr>
+<tr><th>cell</th><th>realization</th><th>verdict</th><th>commit p50 / p99 ms</th><th>input</th><th>processed</th><th>duplicated</th><th>extra outputs</th><th>lost</th><th>archived</th><th>unseen</th><th>aborted reads</th><th>torn txns</th><th>phantoms</th><th>fault</th><th>allowed anomalies</th></tr>
 {{range .Cells}}<tr>
 <td><a href="#{{.Anchor}}">{{.Label}}</a></td><td>{{or .C.Realization "-"}}</td><td class="{{vclass .C.Verdict}}">{{.C.Verdict}}</td>
 {{if eq (print .C.Verdict) "N/A"}}<td colspan="11">{{or .C.Reason "not applicable"}}</td>{{else}}
-<td class="n">{{.C.Input}}</td><td class="n">{{.C.Processed}}</td><td class="n">{{.C.Duplicated}}</td><td class="n">{{.C.ExtraOutputs}}</td><td class="n">{{.C.Lost}}</td><td class="n">{{.C.Archived}}</td><td class="n">{{.C.Unseen}}</td><td class="n">{{.C.AbortedReads}}</td><td class="n">{{.C.TornTxns}}</td><td class="n">{{.C.Phantoms}}</td><td class="n">{{ms .C.CommitP50Ms}} / {{ms .C.CommitP99Ms}}{{if .FewCommits}} <span class="few" title="the p99 of {{.FewCommits}} commits is their maximum, near enough">⚠ n={{.FewCommits}}</span>{{end}}</td>{{end}}
+<td class="n">{{ms .C.CommitP50Ms}} / {{ms .C.CommitP99Ms}}{{if .FewCommits}} <span class="few" title="the p99 of {{.FewCommits}} commits is their maximum, near enough">⚠ n={{.FewCommits}}</span>{{end}}</td><td class="n">{{.C.Input}}</td><td class="n">{{.C.Processed}}</td><td class="n">{{.C.Duplicated}}</td><td class="n">{{.C.ExtraOutputs}}</td><td class="n">{{.C.Lost}}</td><td class="n">{{.C.Archived}}</td><td class="n">{{.C.Unseen}}</td><td class="n">{{.C.AbortedReads}}</td><td class="n">{{.C.TornTxns}}</td><td class="n">{{.C.Phantoms}}</td>{{end}}
 <td>{{.Fault}}</td><td>{{.Allowed}}</td>
 </tr>
 {{end}}</table>
