@@ -9,7 +9,7 @@ export TESTCONTAINERS_HOST_OVERRIDE := 127.0.0.1
 .PHONY: build chaos nightly test test-short lint images bench clean refbroker test-refbroker mutants
 
 build: refbroker
-	$(GO) build -o $(BIN) ./cmd/sharechaos
+	$(GO) build -ldflags "-X main.revision=$$(git rev-parse HEAD 2>/dev/null)" -o $(BIN) ./cmd/sharechaos
 
 ## refbroker: bin/sharechaos-refbroker, the embedded kfake broker with KIP-1289
 ## (refbroker/build.sh patches a copy of the pinned kfake into build/).

@@ -23,7 +23,7 @@ func (s *Snapshot) LatencyOverTime(metric string, origin time.Time, step time.Du
 	}
 	// One dense histogram, reused: a dense one per step would cost ~200 KB each.
 	h := NewHistogram()
-	for _, b := range sortedSlots(buckets) {
+	for _, b := range wholeSteps(sortedSlots(buckets)) {
 		h.h.Reset()
 		for _, p := range buckets[b] {
 			p.MergeInto(h.h)
@@ -46,7 +46,7 @@ func (s *Snapshot) RateOverTime(counter string, origin time.Time, step time.Dura
 	for i, n := range s.counters[counter] {
 		buckets[s.stepOf(i, origin, per)] += n
 	}
-	keys := sortedSlots(buckets)
+	keys := wholeSteps(sortedSlots(buckets))
 	if len(keys) == 0 {
 		return ts
 	}
@@ -58,6 +58,15 @@ func (s *Snapshot) RateOverTime(counter string, origin time.Time, step time.Dura
 		})
 	}
 	return ts
+}
+
+// wholeSteps leaves out the steps before the origin: the warm-up's tail,
+// which a figure over time drew at -1 s as a partial step (a fake ramp).
+func wholeSteps(keys []int64) []int64 {
+	for len(keys) > 0 && keys[0] < 0 {
+		keys = keys[1:]
+	}
+	return keys
 }
 
 func (s *Snapshot) slotsPerStep(step time.Duration) int64 {

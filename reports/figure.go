@@ -22,7 +22,9 @@ type Figure struct {
 
 // Spectrum is one line of a percentile-spectrum plot.
 type Spectrum struct {
-	Label  string
+	Label string
+	// Key picks the line's colour (a mode or a metric; default Label).
+	Key    string
 	Points []SpectrumPoint
 }
 
@@ -35,7 +37,9 @@ type SpectrumPoint struct {
 
 // TimeSeries is one line of a plot over time.
 type TimeSeries struct {
-	Label  string
+	Label string
+	// Key picks the line's colour (a mode or a metric; default Label).
+	Key    string
 	Points []TimePoint
 }
 
@@ -51,8 +55,12 @@ type Shade struct {
 	From, To time.Duration
 }
 
-// Figures holds each cell's figures, keyed by Cell.ID().
+// Figures holds each cell's figures, keyed by Cell.ID(), and each
+// scenario's (the modes overlaid), keyed by ScenarioKey.
 type Figures map[string][]Figure
+
+// ScenarioKey is the Figures key of a scenario's own figures.
+func ScenarioKey(scenario string) string { return "scenario:" + scenario }
 
 // BenchFigures holds a bench run's figures per batch size.
 type BenchFigures map[int][]Figure

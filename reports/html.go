@@ -19,6 +19,12 @@ import (
 // (figs by Cell.ID(); nil for none). A figure that cannot be drawn is replaced
 // by a note, not an error: the page matters more than one plot.
 func WriteHTML(w io.Writer, r Result, figs Figures) error {
+	return writeHTML(w, r, figs, r.Dir)
+}
+
+// writeHTML is WriteHTML for the run directory dir (where the cells' files
+// are found for the links; the links themselves are relative).
+func writeHTML(w io.Writer, r Result, figs Figures, dir string) error {
 	v := runView{
 		R:       r,
 		Words:   r.Verdict.Words(),
@@ -35,15 +41,30 @@ func WriteHTML(w io.Writer, r Result, figs Figures) error {
 		label := cellLabel(c, r.Runs)
 		cv := cellView{C: c, Label: label, Anchor: anchor(label), Fault: faultWords(c.Fault), Allowed: allowedWords(c.Allowed)}
 		for _, m := range slices.Sorted(maps.Keys(c.Latency)) {
-			cv.Latency = append(cv.Latency, latencyRow{Metric: m, P: c.Latency[m]})
+			cv.Latency = append(cv.Latency, latencyRow{Metric: m, P: c.Latency[m], Few: c.Latency[m].Count < fewSamples})
 		}
+		if p, ok := c.Latency[commitMetric]; ok && p.Count < fewSamples {
+			cv.FewCommits = p.Count
+		}
+		cv.Links = cellLinks(dir, c)
 		cv.Figures = renderFigures(figs[c.ID()])
 		v.Cells = append(v.Cells, cv)
+		if !slices.Contains(v.Scenarios, c.Scenario) {
+			v.Scenarios = append(v.Scenarios, c.Scenario)
+		}
+		if c.Realization != "" && !slices.Contains(v.Realizations, c.Realization) {
+			v.Realizations = append(v.Realizations, c.Realization)
+		}
 		for _, name := range slices.Sorted(maps.Keys(c.Anomalies)) {
 			v.Anomalies = append(v.Anomalies, anomalyView{
 				Cell: label, Anchor: cv.Anchor, Name: name, Found: c.Anomalies[name],
 				Allowed: slices.Contains(c.Allowed, name),
 			})
+		}
+	}
+	for _, s := range v.Scenarios {
+		if fs := renderFigures(figs[ScenarioKey(s)]); len(fs) > 0 {
+			v.Overlays = append(v.Overlays, overlayView{Scenario: s, Figures: fs})
 		}
 	}
 	v.Why = cellsWithReasons(r.Runs)
@@ -71,6 +92,13 @@ type runView struct {
 	Anomalies                     []anomalyView
 	Why                           []Cell
 	WhyLabels                     map[string]string
+	Scenarios, Realizations       []string
+	Overlays                      []overlayView
+}
+
+type overlayView struct {
+	Scenario string
+	Figures  []figureView
 }
 
 type cellView struct {
@@ -79,11 +107,16 @@ type cellView struct {
 	Fault, Allowed string
 	Latency        []latencyRow
 	Figures        []figureView
+	// FewCommits is the commit count when it is too few for a p99 (0: enough).
+	FewCommits int64
+	Links      []link
 }
 
 type latencyRow struct {
 	Metric string
 	P      Percentiles
+	// Few: the high percentiles rest on fewer than fewSamples values.
+	Few bool
 }
 
 type anomalyView struct {
@@ -224,7 +257,8 @@ var templateFuncs = template.FuncMap{
 const pageStyle = `
 body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:2em;color:#222;max-width:1400px}
 h1{font-size:1.6em}h2{margin-top:1.6em;border-bottom:1px solid #ddd;padding-bottom:.2em}
-table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
+table{border-collapse:collapse;margin:.6em 0;font-size:.9em;display:block;overflow-x:auto;max-width:100%}
+.few{color:#8a4300;font-size:.85em}.pair{display:grid;grid-template-columns:1fr 1fr;gap:.5em}.links a{margin-right:.8em}
 th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}
 th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .v{font-weight:bold;padding:.1em .4em;border-radius:3px;white-space:nowrap}
@@ -257,6 +291,7 @@ var runTemplate = template.Must(template.New("run").Funcs(templateFuncs).Parse(`
 {{range .R.Cluster.Rows}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>
 {{end}}{{if .Started}}<tr><th>started</th><td>{{.Started}}</td></tr>{{end}}
 <tr><th>duration</th><td>{{.Dur}}</td></tr>
+{{if .Realizations}}<tr><th>realization</th><td>{{join .Realizations ", "}} (how the transactional mode puts its acks in the transaction)</td></tr>{{end}}
 <tr><th>replay</th><td><code>{{.Replay}}</code></td></tr>
 </table>
 
@@ -268,18 +303,25 @@ var runTemplate = template.Must(template.New("run").Funcs(templateFuncs).Parse(`
 {{end}}</table>
 {{else}}<p>No cell ran.</p>{{end}}
 
+
 <h2 id="cells">Cells</h2>
 {{if .Cells}}
 <table class="cells">
-<tr><th>cell</th><th>realization</th><th>verdict</th><th>input</th><th>processed</th><th>duplicated</th><th>extra outputs</th><th>lost</th><th>archived</th><th>unseen</th><th>aborted reads</th><th>torn txns</th><th>phantoms</th><th>commit p50 / p99 ms</th><th>fault</th><th>allowed anomalies</th></tr>
+<tr><th>cell</th><th>realization</th><th>verdict</th><th>commit p50 / p99 ms</th><th>input</th><th>processed</th><th>duplicated</th><th>extra outputs</th><th>lost</th><th>archived</th><th>unseen</th><th>aborted reads</th><th>torn txns</th><th>phantoms</th><th>fault</th><th>allowed anomalies</th></tr>
 {{range .Cells}}<tr>
 <td><a href="#{{.Anchor}}">{{.Label}}</a></td><td>{{or .C.Realization "-"}}</td><td class="{{vclass .C.Verdict}}">{{.C.Verdict}}</td>
 {{if eq (print .C.Verdict) "N/A"}}<td colspan="11">{{or .C.Reason "not applicable"}}</td>{{else}}
-<td class="n">{{.C.Input}}</td><td class="n">{{.C.Processed}}</td><td class="n">{{.C.Duplicated}}</td><td class="n">{{.C.ExtraOutputs}}</td><td class="n">{{.C.Lost}}</td><td class="n">{{.C.Archived}}</td><td class="n">{{.C.Unseen}}</td><td class="n">{{.C.AbortedReads}}</td><td class="n">{{.C.TornTxns}}</td><td class="n">{{.C.Phantoms}}</td><td class="n">{{ms .C.CommitP50Ms}} / {{ms .C.CommitP99Ms}}</td>{{end}}
+<td class="n">{{ms .C.CommitP50Ms}} / {{ms .C.CommitP99Ms}}{{if .FewCommits}} <span class="few" title="the p99 of {{.FewCommits}} commits is their maximum, near enough">⚠ n={{.FewCommits}}</span>{{end}}</td><td class="n">{{.C.Input}}</td><td class="n">{{.C.Processed}}</td><td class="n">{{.C.Duplicated}}</td><td class="n">{{.C.ExtraOutputs}}</td><td class="n">{{.C.Lost}}</td><td class="n">{{.C.Archived}}</td><td class="n">{{.C.Unseen}}</td><td class="n">{{.C.AbortedReads}}</td><td class="n">{{.C.TornTxns}}</td><td class="n">{{.C.Phantoms}}</td>{{end}}
 <td>{{.Fault}}</td><td>{{.Allowed}}</td>
 </tr>
 {{end}}</table>
 {{end}}
+
+{{if .Overlays}}<h2 id="modes">Modes compared</h2>
+<p>Per scenario, each mode's percentile spectrum (first repeat) on a log latency axis; a mode has the same colour in every figure.</p>
+{{range .Overlays}}<h3>{{.Scenario}}</h3>
+<div class="pair">{{range .Figures}}<figure>{{if .Err}}<p class="note">plot {{.Title}} could not be drawn: {{.Err}}</p>{{else}}{{.SVG}}{{end}}</figure>
+{{end}}</div>{{end}}{{end}}
 
 {{if .Why}}<h2 id="why">Why</h2>
 <ul>{{range .Why}}<li><b>{{index $.WhyLabels .ID}}</b> <span class="v {{vclass .Verdict}}">{{.Verdict}}</span>: {{.Reason}}</li>{{end}}</ul>
@@ -303,8 +345,9 @@ var runTemplate = template.Must(template.New("run").Funcs(templateFuncs).Parse(`
 <h3>{{.Label}} <span class="v {{vclass .C.Verdict}}">{{.C.Verdict}}</span></h3>
 {{if .C.Reason}}<p>{{.C.Reason}}</p>{{end}}
 {{range .C.Notes}}<p class="note">{{.}}</p>{{end}}
+{{if .Links}}<p class="links">files: {{range .Links}}<a href="{{.Href}}">{{.Text}}</a>{{end}}</p>{{end}}
 {{if .Latency}}<table><tr><th>metric</th><th>count</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>max ms</th></tr>
-{{range .Latency}}<tr><td>{{.Metric}}</td><td class="n">{{.P.Count}}</td><td class="n">{{ms .P.P50}}</td><td class="n">{{ms .P.P90}}</td><td class="n">{{ms .P.P99}}</td><td class="n">{{ms .P.P999}}</td><td class="n">{{ms .P.Max}}</td></tr>
+{{range .Latency}}<tr><td>{{.Metric}}</td><td class="n">{{.P.Count}}{{if .Few}} <span class="few">⚠ few samples: p99 and p99.9 are near the max</span>{{end}}</td><td class="n">{{ms .P.P50}}</td><td class="n">{{ms .P.P90}}</td><td class="n">{{ms .P.P99}}</td><td class="n">{{ms .P.P999}}</td><td class="n">{{ms .P.Max}}</td></tr>
 {{end}}</table>{{end}}
 {{range .Figures}}<figure>{{if .Err}}<p class="note">plot {{.Title}} could not be drawn: {{.Err}}</p>{{else}}{{.SVG}}{{end}}</figure>
 {{end}}

@@ -10,16 +10,17 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Plot size in report.html.
+// Plot size in report.html; the legend has its own column right of the
+// data, so it never hides a line.
 const (
-	plotWidth  = 7 * vg.Inch
-	plotHeight = 3.2 * vg.Inch
+	plotWidth   = 12 * vg.Inch
+	plotHeight  = 3.6 * vg.Inch
+	legendWidth = 2.2 * vg.Inch
 )
 
 // errNoData marks a figure with nothing to draw; the HTML leaves it out.
@@ -30,16 +31,21 @@ var errNoData = errors.New("no data to plot")
 func RenderSVG(f Figure) (string, error) {
 	var p *plot.Plot
 	var err error
+	leg := plot.NewLegend()
 	if len(f.Spectra) > 0 {
-		p, err = spectrumPlot(f)
+		p, err = spectrumPlot(f, &leg)
 	} else {
-		p, err = timePlot(f)
+		p, err = timePlot(f, &leg)
 	}
 	if err != nil {
 		return "", err
 	}
 	c := vgsvg.New(plotWidth, plotHeight)
-	p.Draw(draw.New(c))
+	dc := draw.New(c)
+	p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
+	leg.Top, leg.Left = true, true
+	leg.YOffs = -p.Title.TextStyle.Height(p.Title.Text) - vg.Points(12)
+	leg.Draw(draw.Crop(dc, plotWidth-legendWidth+vg.Points(6), 0, 0, 0))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return "", fmt.Errorf("render %q: %w", f.Title, err)
@@ -55,12 +61,17 @@ func RenderSVG(f Figure) (string, error) {
 // spectrumPlot draws the percentile spectrum HdrHistogram's plotter draws: x
 // is 1/(1-p) on a log scale, labelled as percentiles, so the tail (99%,
 // 99.9%, ...) gets as much room as the body.
-func spectrumPlot(f Figure) (*plot.Plot, error) {
-	p := newPlot(f.Title, "percentile", f.YLabel)
+//
+// The latency axis is logarithmic too: a 5 s tail of one metric must not
+// flatten a 5 ms body of another onto the axis.
+func spectrumPlot(f Figure, leg *plot.Legend) (*plot.Plot, error) {
+	p := newPlot(f.Title, "percentile", f.YLabel+" (log scale)")
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.TickerFunc(percentileTicks)
-	maxX, maxY, lines := 10.0, 0.0, 0
-	for i, s := range f.Spectra {
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	maxX, maxY, minY, lines := 10.0, 0.0, math.Inf(1), 0
+	for _, s := range f.Spectra {
 		xys := spectrumXYs(s.Points)
 		if len(xys) == 0 {
 			continue
@@ -69,21 +80,24 @@ func spectrumPlot(f Figure) (*plot.Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plot %q: %w", f.Title, err)
 		}
-		l.Color = plotutil.Color(i)
+		l.Color = colourOf(keyOr(s.Key, s.Label))
 		l.Width = vg.Points(1.5)
 		p.Add(l)
-		p.Legend.Add(s.Label, l)
+		leg.Add(s.Label, l)
 		lines++
 		for _, xy := range xys {
-			maxX, maxY = math.Max(maxX, xy.X), math.Max(maxY, xy.Y)
+			maxX, maxY, minY = math.Max(maxX, xy.X), math.Max(maxY, xy.Y), math.Min(minY, xy.Y)
 		}
 	}
 	if lines == 0 {
 		return nil, errNoData
 	}
 	p.X.Min, p.X.Max = 1, math.Pow(10, math.Ceil(math.Log10(maxX)))
-	p.Y.Min, p.Y.Max = 0, niceMax(maxY)
-	p.Legend.Top, p.Legend.Left = true, true
+	p.Y.Min = math.Pow(10, math.Floor(math.Log10(minY)))
+	p.Y.Max = math.Pow(10, math.Ceil(math.Log10(maxY*1.0001)))
+	if p.Y.Max <= p.Y.Min {
+		p.Y.Max = p.Y.Min * 10
+	}
 	return p, nil
 }
 
@@ -94,11 +108,15 @@ func spectrumXYs(points []SpectrumPoint) plotter.XYs {
 	lastX := 1.0
 	for _, pt := range points {
 		if pt.Percentile >= 100 {
+			if pt.ValueMs <= 0 {
+				continue
+			}
 			xys = append(xys, plotter.XY{X: lastX * 2, Y: pt.ValueMs})
 			continue
 		}
 		x := 1 / (1 - pt.Percentile/100)
-		if x < 1 || math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(pt.ValueMs) {
+		// A log latency axis has no place for 0 (a sub-microsecond value).
+		if x < 1 || math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(pt.ValueMs) || pt.ValueMs <= 0 {
 			continue
 		}
 		lastX = x
@@ -130,13 +148,13 @@ func percentileTicks(min, max float64) []plot.Tick {
 	return ticks
 }
 
-// timePlot draws lines over seconds since the start, fault windows shaded grey
-// behind them.
-func timePlot(f Figure) (*plot.Plot, error) {
+// timePlot draws lines over seconds since the start, fault windows shaded
+// behind them. The x axis starts at 0, the start.
+func timePlot(f Figure, leg *plot.Legend) (*plot.Plot, error) {
 	p := newPlot(f.Title, "seconds since start", f.YLabel)
-	minX, maxX, maxY := math.Inf(1), math.Inf(-1), 0.0
+	minX, maxX, maxY := 0.0, math.Inf(-1), 0.0
 	var lines []*plotter.Line
-	for i, s := range f.Series {
+	for _, s := range f.Series {
 		if len(s.Points) == 0 {
 			continue
 		}
@@ -153,10 +171,10 @@ func timePlot(f Figure) (*plot.Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plot %q: %w", f.Title, err)
 		}
-		l.Color = plotutil.Color(i)
+		l.Color = colourOf(keyOr(s.Key, s.Label))
 		l.Width = vg.Points(1.5)
 		lines = append(lines, l)
-		p.Legend.Add(s.Label, l)
+		leg.Add(s.Label, l)
 	}
 	if len(lines) == 0 {
 		return nil, errNoData
@@ -173,14 +191,14 @@ func timePlot(f Figure) (*plot.Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plot %q: %w", f.Title, err)
 		}
-		poly.Color = color.NRGBA{R: 160, G: 160, B: 160, A: 90}
+		poly.Color = color.NRGBA{R: 230, G: 85, B: 13, A: 45}
 		poly.LineStyle.Width = 0
 		p.Add(poly) // before the lines: drawn behind them
-		label := "fault"
+		label := "fault fired to healed"
 		if sh.Label != "" {
 			label = "fault: " + sh.Label
 		}
-		p.Legend.Add(label, poly)
+		leg.Add(label, poly)
 	}
 	for _, l := range lines {
 		p.Add(l)
@@ -190,8 +208,15 @@ func timePlot(f Figure) (*plot.Plot, error) {
 	}
 	p.X.Min, p.X.Max = minX, maxX
 	p.Y.Min, p.Y.Max = 0, top
-	p.Legend.Top = true
 	return p, nil
+}
+
+// keyOr is the colour key: the figure's key, else its label.
+func keyOr(key, label string) string {
+	if key != "" {
+		return key
+	}
+	return label
 }
 
 func newPlot(title, xLabel, yLabel string) *plot.Plot {

@@ -28,7 +28,7 @@ func WriteRun(dir string, r Result, figs Figures) error {
 		WriteResultJSON(dir, r),
 		writeFile(dir, SummaryFile, func(w io.Writer) error { return WriteSummary(w, r) }),
 		writeFile(dir, JUnitFile, func(w io.Writer) error { return WriteJUnit(w, r) }),
-		writeFile(dir, HTMLFile, func(w io.Writer) error { return WriteHTML(w, r, figs) }),
+		writeFile(dir, HTMLFile, func(w io.Writer) error { return writeHTML(w, r, figs, dir) }),
 	)
 }
 

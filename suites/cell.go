@@ -89,6 +89,7 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 		cell.Verdict, cell.Reason = verdict.HarnessError, err.Error()
 		return cell
 	}
+	prog.setPhase(plan, PhaseSetup)
 	var err error
 	r.timeline, err = history.Create(filepath.Join(r.dir, "histories", "orchestrator.jsonl"), "orchestrator")
 	if err != nil {
@@ -99,6 +100,7 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 
 	obs, note, err := r.execute(ctx, allowed)
 	defer r.failOnCleanup(&cell)
+	prog.setPhase(plan, PhaseCheck)
 	if note != "" {
 		cell.Notes = append(cell.Notes, note)
 	}
@@ -151,6 +153,7 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 		return nil, "", fmt.Errorf("set up cell: %w", err)
 	}
 	sctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
+	r.prog.setPhase(r.plan, PhaseSeeding)
 	err = ctp.Seed(sctx, r.c.Bootstrap(), r.topo.InputTopic, o.Records, cluster.ClientOpts(r.c)...)
 	cancel()
 	if err != nil {
@@ -163,6 +166,7 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 	if err := ws.start(); err != nil {
 		return nil, "", err
 	}
+	r.prog.setPhase(r.plan, PhaseLoad)
 	stopped := false
 	stopWorkers := func() {
 		if !stopped {
@@ -182,7 +186,7 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 		go func() {
 			defer faultWG.Done()
 			env := faults.Env{Name: r.plan.name(), Cluster: r.c, Topology: r.topo, Rand: r.rng, Workers: o.Workers,
-				Fired:    func(e history.Event) { _ = r.timeline.Record(e) },
+				Fired:    func(e history.Event) { _ = r.timeline.Record(e); r.prog.faultEvent(r.plan, e) },
 				Progress: func(ctx context.Context) (int64, int64) { return r.progress(ctx, admin) }}
 			rep, err := faults.Inject(faultCtx, cf.Triggered(), env)
 			r.report = &rep

@@ -6,7 +6,6 @@ package suites
 
 import (
 	flag "github.com/spf13/pflag"
-	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +37,19 @@ type Options struct {
 	DrainTimeout time.Duration
 	// ProgressLive: Progress is a terminal (one rewritten line).
 	ProgressLive bool
+	// ProgressColor: the live display may colour (the CLI clears it for NO_COLOR).
+	ProgressColor bool
+	// Catalog is what --scenario and --profile can name (nil: the built-in
+	// catalog; a scenario file adds rows and profiles with scenarios.WithExtra).
+	Catalog *scenarios.Catalog
+}
+
+// catalog is the run's catalog.
+func (o Options) catalog() scenarios.Catalog {
+	if o.Catalog != nil {
+		return *o.Catalog
+	}
+	return scenarios.Catalog{}
 }
 
 // Defaults.
@@ -60,8 +72,8 @@ func (o *Options) Register(fs *flag.FlagSet, lists *harness.CommonLists, scenari
 	fs.Var(scenarioList, "scenario", "scenario names, repeated or comma-separated (overrides --profile)")
 	fs.IntVar(&o.Records, "records", DefaultRecords, "input records per cell")
 	fs.IntVar(&o.Workers, "workers", DefaultWorkers, "worker processes per cell")
-	fs.Func("partitions", "partitions of the input and output topics (default 4)", int32Flag(&o.Partitions))
-	fs.Func("batch", "records per poll, and so at most per transaction (default 10)", int32Flag(&o.MaxRecords))
+	fs.Int32Var(&o.Partitions, "partitions", DefaultPartitions, "partitions of the input and output topics")
+	fs.Int32Var(&o.MaxRecords, "batch", DefaultMaxRecords, "records per poll, and so at most per transaction")
 	fs.IntVar(&o.Repeats, "repeats", 0, "run every cell this many times (default: the profile's, else 1)")
 	fs.IntVar(&o.Parallel, "parallel", DefaultParallel, "cells run at once when their faults stay inside their own workers (cluster faults always run alone)")
 	fs.DurationVar(&o.Lock, "lock", harness.DefaultLock, "acquisition lock duration")
@@ -88,7 +100,7 @@ func (o Options) withDefaults() Options {
 	if o.MaxRecords == 0 {
 		o.MaxRecords = DefaultMaxRecords
 	}
-	if p, ok := scenarios.LookupProfile(o.Profile); ok && len(o.Scenarios) == 0 {
+	if p, ok := o.catalog().LookupProfile(o.Profile); ok && len(o.Scenarios) == 0 {
 		if o.Repeats == 0 {
 			o.Repeats = p.Repeats
 		}
@@ -140,6 +152,9 @@ func (o Options) Validated() (Options, error) {
 	if _, err := o.scenarios(); err != nil {
 		return o, err
 	}
+	if err := o.checkThresholds(); err != nil {
+		return o, err
+	}
 	return o, nil
 }
 
@@ -147,31 +162,19 @@ func (o Options) Validated() (Options, error) {
 func (o Options) scenarios() ([]scenarios.Scenario, error) {
 	names := o.Scenarios
 	if len(names) == 0 {
-		p, ok := scenarios.LookupProfile(o.Profile)
+		p, ok := o.catalog().LookupProfile(o.Profile)
 		if !ok {
-			return nil, harness.Usagef("--profile %q: want one of %s", o.Profile, strings.Join(scenarios.ProfileNames(), ", "))
+			return nil, harness.Usagef("--profile %q: want one of %s", o.Profile, strings.Join(o.catalog().ProfileNames(), ", "))
 		}
 		names = p.Scenarios
 	}
 	var out []scenarios.Scenario
 	for _, n := range names {
-		s, ok := scenarios.Lookup(n)
+		s, ok := o.catalog().Lookup(n)
 		if !ok {
-			return nil, harness.Usagef("unknown scenario %q (known: %s)", n, strings.Join(scenarios.Names(), ", "))
+			return nil, harness.Usagef("unknown scenario %q (known: %s)", n, strings.Join(o.catalog().Names(), ", "))
 		}
 		out = append(out, s)
 	}
 	return out, nil
-}
-
-// int32Flag parses a flag into an int32.
-func int32Flag(dst *int32) func(string) error {
-	return func(s string) error {
-		n, err := strconv.ParseInt(s, 10, 32)
-		if err != nil {
-			return err
-		}
-		*dst = int32(n)
-		return nil
-	}
 }

@@ -129,13 +129,19 @@ func checkManifest(dir string, manifest map[string]int) string {
 // observed (N/A, harness errors, interrupted) keep their stored verdict and
 // reason. It returns the re-checked result and the cells whose verdict changed.
 func Recheck(dir string) (reports.Result, []string, error) {
+	return RecheckWith(dir, scenarios.Catalog{})
+}
+
+// RecheckWith is Recheck with the catalog the run had (the rows of its
+// --scenario-file besides the built-in ones).
+func RecheckWith(dir string, cat scenarios.Catalog) (reports.Result, []string, error) {
 	res, err := reports.ReadResult(dir)
 	if err != nil {
 		return reports.Result{}, nil, fmt.Errorf("recheck: %w", err)
 	}
 	var changed []string
 	for i, c := range res.Runs {
-		nc := recheckCell(dir, c)
+		nc := recheckCell(dir, c, cat)
 		if nc.Verdict != c.Verdict || nc.Counts != c.Counts {
 			changed = append(changed, fmt.Sprintf("%s: %s -> %s", c.Name(), c.Verdict, nc.Verdict))
 		}
@@ -146,7 +152,7 @@ func Recheck(dir string) (reports.Result, []string, error) {
 }
 
 // recheckCell re-derives one stored cell.
-func recheckCell(dir string, c reports.Cell) reports.Cell {
+func recheckCell(dir string, c reports.Cell, cat scenarios.Catalog) reports.Cell {
 	if c.Dir == "" || c.Verdict == verdict.NA || c.Verdict == verdict.HarnessError {
 		return c
 	}
@@ -163,9 +169,9 @@ func recheckCell(dir string, c reports.Cell) reports.Cell {
 		nc.Verdict, nc.Reason = verdict.Unknown, err.Error()
 		return nc
 	}
-	s, ok := scenarios.Lookup(c.Scenario)
+	s, ok := cat.Lookup(c.Scenario)
 	if !ok {
-		nc.Verdict, nc.Reason = verdict.Unknown, fmt.Sprintf("cannot re-derive the cell: scenario %q is not in this build's catalog", c.Scenario)
+		nc.Verdict, nc.Reason = verdict.Unknown, fmt.Sprintf("cannot re-derive the cell: scenario %q is not in this build's catalog (a --scenario-file row? give the file to check)", c.Scenario)
 		return nc
 	}
 	nc.Verdict, nc.Reason = "", ""

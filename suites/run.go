@@ -41,10 +41,10 @@ func Run(ctx context.Context, opts Options) (reports.Result, error) {
 	runID := harness.RunID(o.Seed, started)
 	res := reports.Result{Dir: o.Out, Seed: o.Seed, Started: started.UTC(), Command: o.Command, Config: o.config(), Runs: []reports.Cell{}}
 	o.Log.Info("run", "seed", o.Seed, "out", o.Out, "run_id", runID)
-	fmt.Fprintf(o.Progress, "sharechaos run: seed %d, run directory %s\n", o.Seed, o.Out)
-
 	b := harness.ChooseBackend(ctx, o.Backend)
 	res.Backend, res.BackendWhy = b.Name, b.Why
+	fmt.Fprintf(o.Progress, "sharechaos run: seed %d, backend %s (%s), run directory %s\n", o.Seed, b.Name, b.Why, o.Out)
+	res.Command = replayLine(o.Command, b.Name, o.Seed)
 	c, err := harness.StartBackend(ctx, b, harness.StartOptions{Brokers: o.Brokers, RunID: runID, Dir: o.Out, Lock: o.Lock, Log: o.Log,
 		External: o.External, KafkaImage: o.KafkaImage})
 	if err != nil {
@@ -75,15 +75,15 @@ func Run(ctx context.Context, opts Options) (reports.Result, error) {
 		}
 		return reports.Result{ExitCode: verdict.ExitUsage}, err
 	}
-	prog := newProgress(o)
+	prog := newProgress(o, len(plans))
 	var mu sync.Mutex
-	done := func(cell reports.Cell) {
+	done := func(p cellPlan, cell reports.Cell) {
 		if cell.Verdict != verdict.Pass && cell.Verdict != verdict.NA {
 			copyBrokerLogs(ctx, c, filepath.Join(o.Out, cell.Dir))
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		prog.end(cell)
+		prog.end(p, cell)
 		res.Runs = append(res.Runs, cell)
 		// Keep result.json current, so an interrupted run still has one.
 		partial := res
@@ -93,8 +93,9 @@ func Run(ctx context.Context, opts Options) (reports.Result, error) {
 	}
 	runPlans(ctx, o.Parallel, plans, func(p cellPlan) {
 		o.Log.Info("cell", "scenario", p.name(), "mode", p.mode, "realization", p.realization, "repeat", p.repeat)
-		done(runCell(ctx, &o, prog, c, runID, o.Out, p))
+		done(p, runCell(ctx, &o, prog, c, runID, o.Out, p))
 	})
+	prog.close()
 	res.Runs = sortedCells(res.Runs)
 	if ctx.Err() != nil {
 		res.Interrupted = true

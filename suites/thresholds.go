@@ -6,6 +6,14 @@ import (
 	"github.com/sharechaos/sharechaos/reports"
 )
 
+// cellCounters are the counts a threshold can bound in a chaos cell.
+func cellCounters(c reports.Cell) map[string]int64 {
+	return map[string]int64{
+		"duplicated": int64(c.Duplicated), "lost": int64(c.Lost), "unseen": int64(c.Unseen),
+		"extra_outputs": int64(c.ExtraOutputs), "processed": int64(c.Processed),
+	}
+}
+
 // evaluateThresholds judges every threshold on every cell it matches (tags:
 // scenario, mode, backend, realization) from the cell's latency summaries and
 // counts. A cell without data for a threshold's metric fails it, except N/A
@@ -17,10 +25,7 @@ func evaluateThresholds(ts bench.Thresholds, cells []reports.Cell) []reports.Thr
 			continue
 		}
 		tags := map[string]string{"scenario": c.Scenario, "mode": c.Mode, "backend": c.Backend, "realization": c.Realization}
-		counters := map[string]int64{
-			"duplicated": int64(c.Duplicated), "lost": int64(c.Lost), "unseen": int64(c.Unseen),
-			"extra_outputs": int64(c.ExtraOutputs), "processed": int64(c.Processed),
-		}
+		counters := cellCounters(c)
 		for _, t := range ts {
 			if !t.Matches(tags) {
 				continue

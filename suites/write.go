@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/sharechaos/sharechaos/bench"
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/reports"
 )
@@ -18,10 +19,13 @@ func writeRun(dir string, res reports.Result) error {
 	return reports.WriteRun(dir, res, RunFigures(dir, res))
 }
 
-// RunFigures builds each cell's plots from the histories in its directory: a
-// percentile spectrum of every latency metric.
+// RunFigures builds each cell's plots from the histories in its directory (a
+// percentile spectrum of every latency metric, the committed records and the
+// commit latency over time with the fault window shaded) and each
+// scenario's overlay of its modes' spectra.
 func RunFigures(dir string, res reports.Result) reports.Figures {
 	figs := reports.Figures{}
+	hists := map[string]map[string]*bench.Histogram{}
 	for _, c := range res.Runs {
 		if c.Dir == "" {
 			continue
@@ -34,6 +38,7 @@ func RunFigures(dir string, res reports.Result) reports.Figures {
 		if len(hs) == 0 {
 			continue
 		}
+		hists[c.ID()] = hs
 		names := make([]string, 0, len(hs))
 		for n := range hs {
 			names = append(names, n)
@@ -41,9 +46,14 @@ func RunFigures(dir string, res reports.Result) reports.Figures {
 		sort.Strings(names)
 		f := reports.Figure{Title: c.Name() + ": latency percentile spectrum", YLabel: "milliseconds"}
 		for _, n := range names {
-			f.Spectra = append(f.Spectra, hs[n].Spectrum(n))
+			sp := hs[n].Spectrum(n)
+			sp.Key = n
+			f.Spectra = append(f.Spectra, sp)
 		}
-		figs[c.ID()] = []reports.Figure{f}
+		figs[c.ID()] = append(cellTimelines(c, h), f)
+	}
+	for s, fs := range scenarioOverlays(res.Runs, hists) {
+		figs[reports.ScenarioKey(s)] = fs
 	}
 	return figs
 }

@@ -1,25 +1,22 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	flag "github.com/spf13/pflag"
 	"io"
 	"log/slog"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/suites/benchrun"
 	"github.com/sharechaos/sharechaos/suites/harness"
 )
 
-const benchHelp = `Usage: sharechaos bench [flags]
-
-Compares the latency of the ack modes on one cluster: for each link latency,
+const benchLong = `Compares the latency of the ack modes on one cluster: for each link latency,
 partition count, batch size and repeat, one run per mode, the modes
 interleaved (A B C A B C ...). Each run has its own topics, share group and
 transactional ids, pre-seeded input, and --workers in-process CTP workers,
@@ -31,63 +28,73 @@ Every mode is compared with explicit per batch size, metric and percentile by
 a Mann-Whitney U test whose unit is one repeat's percentile (n = --repeats per
 mode): the p-value, the ratio of medians, or "no significant difference".
 Writes bench.json, summary.md, report.html, hgrm/*.hgrm and runs/*/ (each
-run's worker histories, snapshot and .hgrm files).
+run's worker histories, snapshot and .hgrm files).`
 
-Examples:
-  sharechaos bench --mode transactional,explicit,implicit --repeats 5 --batch 1,10,100 --rate 20 --duration 10s
+const benchExample = `  sharechaos bench --mode transactional,explicit,implicit --repeats 5 --batch 1,10,100 --rate 20 --duration 10s
   sharechaos bench --latency 0,5ms,20ms --threshold 'txn_commit_duration: p(99)<250ms'
   sharechaos bench --rate 0 --duration 20s --batch 100      # closed loop: maximum throughput
-  sharechaos bench --backend docker --fault broker-kill     # latency before / during / after a fault
+  sharechaos bench --backend docker --fault broker-kill     # latency before / during / after a fault`
 
-Thresholds (k6 style, repeatable): metric{tag:value,...}: stat op limit, where
+const benchThresholdHelp = `Thresholds (k6 style, repeatable): metric{tag:value,...}: stat op limit, where
 stat is p(N), med, avg, min, max, count or rate; tags mode, realization, batch,
 partitions, latency. Metrics: txn_total_duration, txn_service_duration,
 txn_commit_duration, share_ack_duration, txn_acks_duration, e2e_latency,
-iteration_duration, transactions, records, dropped_iterations.
+iteration_duration, transactions, records, dropped_iterations.`
 
-Exit codes: 0 PASS, 3 THRESHOLD-FAILED, 2 UNKNOWN (interrupted), 4 HARNESS-ERROR, 64 usage error.
+// benchFlags is what bench's flags fill while they are parsed.
+type benchFlags struct {
+	o                              benchrun.Options
+	lists                          harness.CommonLists
+	batches, partitions, latencies harness.ListFlag
+	verbose                        bool
+}
 
-Flags:
-`
-
-// benchCmd parses the flags of "bench" and runs it.
-func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, benchHelp)
-		fs.PrintDefaults()
+func newBenchCmd(rawArgs []string) *cobra.Command {
+	var bf benchFlags
+	cmd := &cobra.Command{
+		Use:     "bench [flags]",
+		Short:   "compare the commit latency of the ack modes",
+		Long:    benchLong,
+		Example: benchExample,
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return codeOf(benchRun(cmd, &bf, rawArgs, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
+		Annotations: map[string]string{footerKey: benchThresholdHelp + "\n\n" + envHelp + "\n\n" + benchExitCodes},
 	}
-	var o benchrun.Options
-	var lists harness.CommonLists
-	var batches, partitions, latencies harness.ListFlag
-	o.Common.Register(fs, &lists)
+	fs := cmd.Flags()
+	o := &bf.o
+	o.Common.Register(fs, &bf.lists)
 	fs.Float64Var(&o.Rate, "rate", benchrun.DefaultBenchRate, "target transactions per second over all workers; 0 = closed loop (as fast as possible)")
 	fs.DurationVar(&o.Duration, "duration", benchrun.DefaultBenchDuration, "measured load per run")
 	fs.DurationVar(&o.Warmup, "warmup", benchrun.DefaultBenchWarmup, "load before each run's measurement, left out of every figure")
 	fs.IntVar(&o.Repeats, "repeats", benchrun.DefaultBenchRepeats, "runs per mode at each batch size (the U test needs 4 to reach p<0.05)")
-	fs.Var(&batches, "batch", "records per transaction, repeated or comma-separated (default: 1,10,100)")
-	fs.Var(&partitions, "partitions", "partitions of the input and output topics, repeated or comma-separated (default: 4)")
-	fs.Var(&latencies, "latency", "latency toxiproxy adds to every link, repeated or comma-separated, e.g. 0,5ms,20ms (default: 0)")
+	fs.Var(&bf.batches, "batch", "records per transaction, repeated or comma-separated (default: 1,10,100)")
+	fs.Var(&bf.partitions, "partitions", "partitions of the input and output topics, repeated or comma-separated (default: 4)")
+	fs.Var(&bf.latencies, "latency", "latency toxiproxy adds to every link, repeated or comma-separated, e.g. 0,5ms,20ms (default: 0)")
 	fs.IntVar(&o.Workers, "workers", benchrun.DefaultBenchWorkers, "in-process CTP workers per run, each driven at rate/workers")
 	fs.StringVar(&o.Fault, "fault", "", "a cluster fault injected once during each run (e.g. broker-kill); figures split before/during/after")
 	fs.BoolVar(&o.Overhead, "overhead", true, "measure the harness's own cost against a bare franz-go loop (explicit mode)")
 	fs.Float64Var(&o.Alpha, "alpha", 0.05, "significance level of the comparisons")
 	fs.IntVar(&o.MaxInput, "max-input", benchrun.DefaultMaxInput, "most records seeded before a run (more are added during the run if it runs low)")
-	verbose := fs.Bool("v", false, "log every step")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(stderr, "%s: %v (see --help)\n", "sharechaos bench", err)
-		return verdict.ExitUsage
-	}
+	fs.BoolVarP(&bf.verbose, "verbose", "v", false, "log every step")
+	annotateGroups(fs)
+	return cmd
+}
+
+const benchExitCodes = "Exit codes: 0 PASS, 3 THRESHOLD-FAILED, 2 UNKNOWN (interrupted), 4 HARNESS-ERROR, 64 usage error."
+
+// benchRun turns bench's parsed flags into benchrun.Options and runs.
+func benchRun(cmd *cobra.Command, bf *benchFlags, rawArgs []string, stdout, stderr io.Writer) int {
+	fs := cmd.Flags()
+	o := bf.o
+	batches, partitions, latencies := bf.batches, bf.partitions, bf.latencies
+	lists := bf.lists
+	verbose := &bf.verbose
+	ctx := cmd.Context()
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "sharechaos bench: "+format+"\n", a...)
 		return verdict.ExitUsage
-	}
-	if fs.NArg() > 0 {
-		return usage("unexpected argument %q (flags only; see --help)", fs.Arg(0))
 	}
 	// The library reads a zero as "the default"; on the command line a zero
 	// is the user's, and wrong for these.
@@ -122,7 +129,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		o.Latencies = append(o.Latencies, d)
 	}
-	o.Command = "sharechaos bench " + strings.Join(args, " ")
+	o.Command = replayCommand("bench", rawArgs, fs, "out")
 	o.Progress = stdout
 	level := slog.LevelWarn
 	if *verbose {

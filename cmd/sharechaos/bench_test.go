@@ -39,6 +39,8 @@ func TestBenchUsageErrorsExit64AndNameTheFlag(t *testing.T) {
 		{[]string{"bench", "--workers", "0", "--out", out + "/m"}, "--workers 0"},
 		{[]string{"bench", "--alpha", "0", "--out", out + "/n"}, "--alpha"},
 		{[]string{"bench", "stray"}, `unexpected argument "stray"`},
+		{[]string{"bench", "--threshold", "txn_comit_duration: p(99)<1s", "--out", out + "/o"}, `unknown metric "txn_comit_duration"`},
+		{[]string{"bench", "--threshold", "txn_commit_duration{batch:7}: p(99)<1s", "--batch", "1,10", "--out", out + "/p"}, "batch:7 is not in this run"},
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer
@@ -61,8 +63,8 @@ func TestBenchHelp(t *testing.T) {
 		t.Fatalf("bench --help: exit %d", code)
 	}
 	for _, s := range []string{"--mode", "--rate", "--batch", "--latency", "--threshold", "--fault", "Mann-Whitney"} {
-		if !strings.Contains(stderr.String(), s) {
-			t.Errorf("bench --help does not mention %s", s)
+		if !strings.Contains(stdout.String(), s) {
+			t.Errorf("bench --help does not mention %s on stdout", s)
 		}
 	}
 }

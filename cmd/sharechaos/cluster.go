@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	flag "github.com/spf13/pflag"
 
 	"github.com/sharechaos/sharechaos/docker"
@@ -97,4 +98,19 @@ func clusterUp(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fmt.Fprintf(stdout, "run against it: sharechaos run --backend external --bootstrap \"$(cat %s/bootstrap)\" --fault-hooks %s/hooks.yaml\n", *out, *out)
 	fmt.Fprintf(stdout, "remove it:      sharechaos cluster down %s\n", *out)
 	return 0
+}
+
+// newClusterCmd puts the standalone cluster's commands into the command
+// tree; they parse their own arguments (clusterUsage), as the hooks files
+// written by `cluster up` call them.
+func newClusterCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:                "cluster up|down|fault",
+		Short:              "a standalone docker cluster for --backend external",
+		Long:               strings.TrimSpace(clusterUsage),
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return codeOf(clusterCmd(cmd.Context(), args, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
+	}
 }

@@ -64,8 +64,8 @@ func TestHelpExitsZero(t *testing.T) {
 	if code := mainCode([]string{"run", "--help"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("run --help: exit %d", code)
 	}
-	if !strings.Contains(stderr.String(), "--scenario") || !strings.Contains(stderr.String(), "crash-after-commit") {
-		t.Errorf("run --help does not list flags and scenarios:\n%s", stderr.String())
+	if !strings.Contains(stdout.String(), "--scenario") || !strings.Contains(stdout.String(), "crash-after-commit") {
+		t.Errorf("run --help does not list flags and scenarios on stdout:\n%s", stdout.String())
 	}
 }
 

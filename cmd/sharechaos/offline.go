@@ -1,36 +1,52 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	flag "github.com/spf13/pflag"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/spf13/cobra"
+
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/reports"
+	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/suites"
 )
 
-// checkCmd re-checks a stored run offline: the checker judges each cell again
-// from its stored observation and histories (after a checker fix, or to audit
-// a run from another machine). Its exit code is the re-checked verdict's.
-func checkCmd(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	write := fs.Bool("write", false, "rewrite the run's reports with the new judgement")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: sharechaos check [--write] DIR\n\nRe-checks a stored run directory offline and prints each cell's verdict.\n\nFlags:")
-		fs.PrintDefaults()
+func newCheckCmd() *cobra.Command {
+	var write bool
+	var scenarioFile string
+	cmd := &cobra.Command{
+		Use:   "check DIR",
+		Short: "re-check a stored run offline",
+		Long: `Re-checks a stored run directory offline: the checker judges each cell again
+from its stored observation and histories (after a checker fix, or to audit a
+run from another machine) and prints each cell's verdict. A cell that cannot
+be re-derived (missing observation, missing or cut history) is UNKNOWN.
+The exit code is the re-checked verdict's.`,
+		Example: "  sharechaos check runs/20261201-101500-42\n  sharechaos check runs/20261201-101500-42 --write",
+		Args:    oneDir,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cat, err := loadCatalog(scenarioFile)
+			if err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "sharechaos check: --scenario-file: %v\n", err)
+				return codeOf(verdict.ExitUsage)
+			}
+			return codeOf(checkRun(args[0], cat, write, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
+		Annotations: map[string]string{footerKey: exitCodes},
 	}
-	dir, code, ok := parseDirArg(fs, args, stderr)
-	if !ok {
-		return code
-	}
-	res, changed, err := suites.Recheck(dir)
+	cmd.Flags().BoolVar(&write, "write", false, "rewrite the run's reports with the new judgement")
+	cmd.Flags().StringVar(&scenarioFile, "scenario-file", "", "the scenario file the run had (its rows are re-judged by their own expectations)")
+	annotateGroups(cmd.Flags())
+	return cmd
+}
+
+// checkRun re-checks dir and prints the judgement.
+func checkRun(dir string, cat scenarios.Catalog, write bool, stdout, stderr io.Writer) int {
+	res, changed, err := suites.RecheckWith(dir, cat)
 	if err != nil {
 		fmt.Fprintf(stderr, "sharechaos check: %v\n", err)
 		return verdict.ExitUsage
@@ -43,7 +59,7 @@ func checkCmd(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "changed: %s\n", ch)
 	}
 	fmt.Fprintf(stdout, "%s: %s\n", res.Verdict, res.Verdict.Words())
-	if *write {
+	if write {
 		if err := reports.WriteRun(dir, res, suites.RunFigures(dir, res)); err != nil {
 			fmt.Fprintf(stderr, "sharechaos check: %v\n", err)
 			return verdict.ExitHarnessError
@@ -52,17 +68,21 @@ func checkCmd(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	return res.ExitCode
 }
 
-// reportCmd rewrites a stored run's reports from its result.json.
-func reportCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: sharechaos report DIR\n\nRewrites summary.md, report.html and junit.xml of a stored run from its result.json.")
+func newReportCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:     "report DIR",
+		Short:   "rewrite a stored run's summary.md, report.html, junit.xml",
+		Long:    "Rewrites summary.md, report.html and junit.xml of a stored run from its result.json\n(after a report fix; the judgement is result.json's, see check to re-judge).",
+		Example: "  sharechaos report runs/20261201-101500-42",
+		Args:    oneDir,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return codeOf(reportRun(args[0], cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
 	}
-	dir, code, ok := parseDirArg(fs, args, stderr)
-	if !ok {
-		return code
-	}
+}
+
+// reportRun rewrites a stored run's reports from its result.json.
+func reportRun(dir string, stdout, stderr io.Writer) int {
 	b, err := os.ReadFile(filepath.Join(dir, "result.json"))
 	if err != nil {
 		fmt.Fprintf(stderr, "sharechaos report: %v\n", err)
@@ -81,18 +101,15 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// parseDirArg parses flags and the one DIR argument.
-func parseDirArg(fs *flag.FlagSet, args []string, stderr io.Writer) (dir string, code int, ok bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return "", 0, false
-		}
-		fmt.Fprintf(stderr, "sharechaos %s: %v (see --help)\n", fs.Name(), err)
-		return "", verdict.ExitUsage, false
+// loadCatalog is the built-in catalog plus a scenario file's rows and
+// profiles ("" for none).
+func loadCatalog(path string) (scenarios.Catalog, error) {
+	if path == "" {
+		return scenarios.Catalog{}, nil
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "sharechaos %s: want one run directory, got %d arguments\n", fs.Name(), fs.NArg())
-		return "", verdict.ExitUsage, false
+	f, err := scenarios.LoadFile(path)
+	if err != nil {
+		return scenarios.Catalog{}, err
 	}
-	return fs.Arg(0), 0, true
+	return scenarios.WithExtra(f.Scenarios, f.Profiles)
 }

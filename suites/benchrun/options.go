@@ -138,6 +138,9 @@ func (o Options) validate() error {
 	if o.MaxInput < 1 {
 		return usagef("--max-input %d: want a positive number of records", o.MaxInput)
 	}
+	if err := o.checkThresholds(); err != nil {
+		return err
+	}
 	if o.Fault != "" {
 		s, ok := scenarios.Lookup(o.Fault)
 		if !ok {
