@@ -26,11 +26,12 @@ import (
 // same way: from the transaction's intended start to the commit returned.
 //
 // The "bare" loop makes the same client calls as ctp's worker (Produce each
-// output, wait for every promise, Flush, commit), so its ratio to the
-// instrumented loop is the cost of histories, recorder and driver. The
-// "bare-sync" variant produces with ProduceSync instead, which flushes at once
-// rather than waiting out kgo's default 10 ms linger: the difference between
-// the two is what the worker's produce pattern costs, not the harness.
+// output, wait for every promise, Flush, commit) on clients built from the
+// same options (ctp.WorkerConfig.ConsumerOpts and ProducerOpts: linger 0, the
+// same fetch sizes, wait and timeouts), so its ratio to the instrumented loop
+// is the cost of histories, recorder and driver. The "bare-sync" variant
+// produces with ProduceSync instead: the difference between the two is what
+// the worker's produce pattern costs, not the harness.
 
 // bareSample is one bare transaction: its intended start and its latency.
 type bareSample struct {
@@ -77,7 +78,7 @@ func runBare(ctx context.Context, env *benchEnv, p benchPlan, dir string, res be
 		}
 	}()
 	for i := range workers {
-		w, err := openBareWorker(ctx, env.c.Bootstrap(), topo, i+1, p.batch)
+		w, err := openBareWorker(ctx, benchWorkerConfig(env.c.Bootstrap(), topo, p, i+1, dir))
 		if w != nil {
 			w.sync = p.bareSync
 		}
@@ -149,18 +150,14 @@ type bareWorker struct {
 	seq                int64
 }
 
-func openBareWorker(ctx context.Context, bootstrap []string, topo ctp.Topology, slot, batch int) (*bareWorker, error) {
-	w := &bareWorker{slot: slot, batch: batch}
+func openBareWorker(ctx context.Context, cfg ctp.WorkerConfig) (*bareWorker, error) {
+	w := &bareWorker{slot: cfg.Slot, batch: int(cfg.MaxRecords)}
 	var err error
-	w.consumer, err = kgo.NewClient(kgo.SeedBrokers(bootstrap...), kgo.ClientID("sharechaos-bare-"+strconv.Itoa(slot)),
-		kgo.ShareGroup(topo.Group), kgo.ConsumeTopics(topo.InputTopic),
-		kgo.ShareMaxRecords(int32(batch)), kgo.ShareMaxRecordsStrict(), kgo.FetchMaxWait(100*time.Millisecond))
+	w.consumer, err = kgo.NewClient(cfg.ConsumerOpts()...)
 	if err != nil {
 		return nil, fmt.Errorf("open bare loop: %w", err)
 	}
-	w.producer, err = kgo.NewClient(kgo.SeedBrokers(bootstrap...), kgo.ClientID("sharechaos-bare-"+strconv.Itoa(slot)+"-producer"),
-		kgo.TransactionalID(topo.TransactionalID(slot)), kgo.TransactionTimeout(benchTxnTimeout),
-		kgo.DefaultProduceTopic(topo.OutputTopic))
+	w.producer, err = kgo.NewClient(cfg.ProducerOpts()...)
 	if err != nil {
 		w.close()
 		return nil, fmt.Errorf("open bare loop: %w", err)
