@@ -64,6 +64,12 @@ func Run(ctx context.Context, opts Options) (reports.Result, error) {
 		}
 		return reports.Result{ExitCode: verdict.ExitUsage}, err
 	}
+	if err := writePlan(o.Out, c.Name(), plans); err != nil {
+		o.Log.Warn("write plan", "err", err)
+	}
+	started0 := res
+	started0.Interrupted = true
+	_ = writeResult(o.Out, finishResult(started0, started))
 	prog := newProgress(o)
 	var mu sync.Mutex
 	done := func(cell reports.Cell) {
