@@ -51,6 +51,7 @@ type cellRun struct {
 	timeline *history.Recorder
 	// report is what the cluster fault did, once it returned.
 	report *faults.Report
+	phases phaseTimer
 }
 
 // runCell runs one cell to its verdict. It never returns an error: whatever
@@ -108,7 +109,9 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 	if err := saveObservation(r.dir, obs); err != nil {
 		cell.Notes = append(cell.Notes, err.Error())
 	}
+	r.phases.begin(reports.PhaseCheck)
 	judgeCell(&cell, *obs, r.plan.scenario)
+	r.timePhases(&cell, obs.History)
 	if r.report != nil {
 		for _, h := range r.report.Healed {
 			cell.Fault.Healed = append(cell.Fault.Healed, h.UTC())
@@ -134,12 +137,14 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 	}
 	defer admin.Close()
 
+	r.phases.begin(reports.PhaseTopicSetup)
 	sctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	err = ctp.Setup(sctx, admin, r.topo, ctp.GroupConfig{Lock: o.Lock, DeliveryLimit: harness.DeliveryLimit})
 	cancel()
 	if err != nil {
 		return nil, "", fmt.Errorf("set up cell: %w", err)
 	}
+	r.phases.begin(reports.PhaseSeeding)
 	sctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
 	err = ctp.Seed(sctx, r.c.Bootstrap(), r.topo.InputTopic, o.Records)
 	cancel()
@@ -149,10 +154,12 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 	r.timeline.Record(history.Event{Type: history.OK, F: history.FSeed, Attrs: map[string]string{
 		"records": fmt.Sprint(o.Records), "topic": r.topo.InputTopic}})
 
+	r.phases.begin(reports.PhaseWorkersStart)
 	ws := r.workerSet()
 	if err := ws.start(); err != nil {
 		return nil, "", err
 	}
+	r.phases.begin(reports.PhaseLoad)
 	stopped := false
 	stopWorkers := func() {
 		if !stopped {
@@ -203,12 +210,14 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 		return nil, "", fmt.Errorf("inject %s: %w", r.plan.name(), faultErr)
 	}
 	// A last moment for acks in flight, then stop the workers gracefully.
+	r.phases.begin(reports.PhaseTeardown)
 	time.Sleep(time.Second)
 	stopWorkers()
 	if err := ws.failure(); err != nil {
 		return nil, "", err
 	}
 
+	r.phases.begin(reports.PhaseReadBack)
 	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
 	defer cancel()
 	obs, err := r.observe(octx, admin)

@@ -45,7 +45,9 @@ func Run(ctx context.Context, opts Options) (reports.Result, error) {
 
 	b := harness.ChooseBackend(ctx, o.Backend)
 	res.Backend, res.BackendWhy = b.Name, b.Why
+	clusterStart := time.Now()
 	c, err := harness.StartBackend(ctx, b, harness.StartOptions{Brokers: o.Brokers, RunID: runID, Dir: o.Out, Lock: o.Lock, Log: o.Log})
+	res.ClusterStartS = time.Since(clusterStart).Seconds()
 	if err != nil {
 		res.Interrupted = ctx.Err() != nil
 		res.Runs = append(res.Runs, reports.Cell{Scenario: "cluster", Backend: b.Name, Verdict: verdict.HarnessError,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/reports"
 	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/suites"
 	"github.com/sharechaos/sharechaos/suites/harness"
@@ -90,6 +91,10 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "sharechaos run: %v\n", err)
 		return verdict.ExitHarnessError
+	}
+	reports.WriteFlakeText(stdout, res.Runs)
+	if line := reports.TimeLine(res); line != "" {
+		fmt.Fprintf(stdout, "\n%s\n", line)
 	}
 	fmt.Fprintf(stdout, "\n%s: %s\nseed %d, backend %s (%s), %.0fs\nreport: %s\n",
 		res.Verdict, res.Verdict.Words(), res.Seed, res.Backend, res.BackendWhy, time.Since(start).Seconds(), res.Dir+"/summary.md")
