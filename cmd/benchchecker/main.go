@@ -1,0 +1,160 @@
+// Command benchchecker measures the large-run checker (make bench-checker):
+// it makes or reuses a synthetic streamed read-back of RECORDS records, checks
+// it in a child process whose peak resident memory (VmHWM) is the figure, and
+// compares the checking rate with the rate of reading an output topic
+// read_committed from an in-process kfake broker (a smaller topic, the rate
+// extrapolated: reading is linear in records). It prints one line:
+//
+//	checker records=N bytes_per_record=B check_vs_read=R
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/ctp/check/large"
+)
+
+func main() {
+	records := flag.Int("records", 10_000_000, "records in the synthetic run")
+	cache := flag.String("cache", "build/bench-checker", "where the synthetic runs are kept (one folder per size)")
+	readN := flag.Int("read-records", 200_000, "records of the output topic whose read_committed rate is measured")
+	child := flag.Bool("check-child", false, "internal: check the run in -cache and print seconds and VmHWM")
+	flag.Parse()
+	dir := filepath.Join(*cache, strconv.Itoa(*records))
+	if *child {
+		os.Exit(checkChild(dir, *records))
+	}
+	if err := run(dir, *records, *readN); err != nil {
+		fmt.Fprintf(os.Stderr, "benchchecker: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(dir string, records, readN int) error {
+	if _, err := os.Stat(filepath.Join(dir, large.MetaFile)); err != nil {
+		fmt.Fprintf(os.Stderr, "generating %d records into %s\n", records, dir)
+		if err := large.Generate(dir, records); err != nil {
+			return err
+		}
+	}
+	cmd := exec.Command(os.Args[0], "-check-child", "-records", strconv.Itoa(records), "-cache", filepath.Dir(dir))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("check child: %w", err)
+	}
+	var secs float64
+	var hwm int64
+	if _, err := fmt.Sscanf(string(out), "%g %d", &secs, &hwm); err != nil {
+		return fmt.Errorf("read check child's figures %q: %w", out, err)
+	}
+	readRate, err := readRate(readN)
+	if err != nil {
+		return err
+	}
+	checkRate := float64(records) / secs
+	fmt.Fprintf(os.Stderr, "check %.2fs (%.0f records/s), read_committed %.0f records/s (%d records from kfake), VmHWM %d KiB\n",
+		secs, checkRate, readRate, readN, hwm/1024)
+	fmt.Printf("checker records=%d bytes_per_record=%.1f check_vs_read=%.2f\n", records, float64(hwm)/float64(records), checkRate/readRate)
+	return nil
+}
+
+// checkChild checks the run and prints its seconds and peak resident bytes.
+func checkChild(dir string, records int) int {
+	start := time.Now()
+	res, err := large.Check(dir)
+	secs := time.Since(start).Seconds()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "benchchecker: %v\n", err)
+		return 1
+	}
+	for name, want := range large.Planted {
+		if f := res.Anomalies[name]; f == nil || f.Count != want || len(f.Examples) == 0 {
+			fmt.Fprintf(os.Stderr, "benchchecker: planted %d %s, found %+v\n", want, name, f)
+			return 1
+		}
+	}
+	if res.Counts.Input != records {
+		fmt.Fprintf(os.Stderr, "benchchecker: input %d, want %d\n", res.Counts.Input, records)
+		return 1
+	}
+	fmt.Printf("%g %d\n", secs, vmHWM())
+	return 0
+}
+
+// vmHWM is this process's peak resident set, from /proc/self/status.
+func vmHWM() int64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+// readRate produces n outputs (with the worker's headers) in transactions to
+// an in-process kfake broker and measures ctp.ReadOutputs, the cell's
+// read_committed read-back, in records per second.
+func readRate(n int) (float64, error) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(4, "out"))
+	if err != nil {
+		return 0, fmt.Errorf("start kfake: %w", err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	p, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.DefaultProduceTopic("out"),
+		kgo.TransactionalID("bench-checker"), kgo.ProducerLinger(0))
+	if err != nil {
+		return 0, fmt.Errorf("create producer: %w", err)
+	}
+	defer p.Close()
+	const batch = 1000
+	for lo := 0; lo < n; lo += batch {
+		if err := p.BeginTransaction(); err != nil {
+			return 0, fmt.Errorf("begin: %w", err)
+		}
+		rs := make([]*kgo.Record, 0, batch)
+		for i := lo; i < min(lo+batch, n); i++ {
+			id := ctp.InputID(i)
+			rs = append(rs, &kgo.Record{Key: []byte(id), Value: []byte(ctp.Transform(ctp.Payload(id))), Headers: []kgo.RecordHeader{
+				{Key: ctp.HeaderSrc, Value: []byte(ctp.Src("in", int32(i%4), int64(i/4)))},
+				{Key: ctp.HeaderWorker, Value: []byte("w1.1")}, {Key: ctp.HeaderTxn, Value: []byte(strconv.Itoa(lo/batch + 1))}}})
+		}
+		if err := p.ProduceSync(ctx, rs...).FirstErr(); err != nil {
+			return 0, fmt.Errorf("produce: %w", err)
+		}
+		if err := p.EndTransaction(ctx, kgo.TryCommit); err != nil {
+			return 0, fmt.Errorf("commit: %w", err)
+		}
+	}
+	start := time.Now()
+	outs, err := ctp.ReadOutputs(ctx, c.ListenAddrs(), "out")
+	if err != nil {
+		return 0, err
+	}
+	secs := time.Since(start).Seconds()
+	if len(outs) != n {
+		return 0, fmt.Errorf("read %d outputs back, want %d", len(outs), n)
+	}
+	return float64(n) / secs, nil
+}
