@@ -62,10 +62,10 @@ type inputRec struct {
 // Output flags, computed while the output topic is read so the value and
 // the src header need not be stored.
 const (
-	flagValueOK  = 1 << iota // value == Transform(Payload(key))
-	flagSrcOK                // the src header parsed
-	flagTopicOK              // the src header names the input topic
-	flagHasTxn               // worker and txn headers present
+	flagValueOK = 1 << iota // value == Transform(Payload(key))
+	flagSrcOK               // the src header parsed
+	flagTopicOK             // the src header names the input topic
+	flagHasTxn              // worker and txn headers present
 )
 
 // outputRec is one visible output: 36 bytes on disk.
