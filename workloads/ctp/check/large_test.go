@@ -1,75 +1,108 @@
 package check_test
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 	"github.com/sharechaos/sharechaos/workloads/ctp/check"
 	"github.com/sharechaos/sharechaos/workloads/ctp/check/large"
 )
 
-// The large path must count what the in-memory checker counts, for every
-// sub-checker it covers, on the same hand-written cells (must pass and must
-// fail), and find every anomaly kind the in-memory checker finds among them.
-func TestLargePathCountsLikeTheInMemoryChecker(t *testing.T) {
-	cells := map[string]*checkCell{
-		"clean":              checkCleanRun(ctp.Explicit, ""),
-		"crash-after-commit": checkCrashAfterCommit(ctp.Explicit, ""),
-		"aborted-and-torn": checkAbortedBatch(ctp.Explicit, func(w *checkWorker, recs []history.Rec) {
-			w.ack(history.AckRelease, recs)
-			w.outputs(1, recs[:1])
-			w.process(2, checkSpan(0, 5)...)
-		}),
+// checkBothWays judges obs in memory and by the large path and wants the
+// same Result: verdict, reason, counts, anomalies with their examples, parts.
+func checkBothWays(t *testing.T, obs ctp.Observation, allowed check.Allowed) check.Result {
+	t.Helper()
+	mem := check.Run(obs, allowed)
+	dir := t.TempDir()
+	if err := large.WriteObservation(dir, obs); err != nil {
+		t.Fatal(err)
 	}
+	got, err := large.Check(dir, allowed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, mem) {
+		t.Errorf("large path:\n%+v\nin memory:\n%+v", got, mem)
+	}
+	return mem
+}
+
+// The large path judges like the in-memory checker on hand-written cells
+// that must pass and cells that must fail, one of every anomaly kind.
+func TestLargePathJudgesLikeTheInMemoryChecker(t *testing.T) {
 	lost := checkCleanRun(ctp.Explicit, "")
 	lost.obs.Outputs = lost.obs.Outputs[1:]
-	cells["lost"] = lost
 	unseen := checkCleanRun(ctp.Explicit, "")
 	unseen.obs.Outputs = unseen.obs.Outputs[1:]
 	unseen.obs.ShareStart = map[int32]int64{0: 0}
-	cells["unseen"] = unseen
 	phantom := checkCleanRun(ctp.Explicit, "")
 	phantom.obs.Outputs = append(phantom.obs.Outputs, ctp.Output{Key: "x-1", Value: "v", Src: "in/0/0", Worker: "w1.1", Txn: 1, Offset: 99})
 	bad := phantom.obs.Outputs[2]
 	bad.Value, bad.Offset = "corrupt", 100
 	phantom.obs.Outputs = append(phantom.obs.Outputs, bad)
-	cells["phantom-and-bad-content"] = phantom
 
-	for name, c := range cells {
-		t.Run(name, func(t *testing.T) {
-			c.obs.InputTopic = checkInputTopic
-			mem := check.Run(c.obs, check.Allowed{})
-			dir := t.TempDir()
-			if err := large.WriteObservation(dir, c.obs); err != nil {
-				t.Fatal(err)
+	cells := []struct {
+		name     string
+		c        *checkCell
+		mode     ctp.AckMode
+		scenario string
+	}{
+		{"clean", checkCleanRun(ctp.Explicit, ""), ctp.Explicit, "steady"},
+		{"clean-native", checkCleanRun(ctp.Transactional, "native"), ctp.Transactional, "steady"},
+		{"crash-after-commit", checkCrashAfterCommit(ctp.Explicit, ""), ctp.Explicit, "crash-after-commit"},
+		{"crash-after-commit-transactional", checkCrashAfterCommit(ctp.Transactional, "native"), ctp.Transactional, "crash-after-commit"},
+		{"aborted-and-torn", checkAbortedBatch(ctp.Explicit, func(w *checkWorker, recs []history.Rec) {
+			w.ack(history.AckRelease, recs)
+			w.outputs(1, recs[:1])
+			w.process(2, checkSpan(0, 5)...)
+		}), ctp.Explicit, "explicit-abort"},
+		{"lost", lost, ctp.Explicit, "steady"},
+		{"unseen", unseen, ctp.Explicit, "steady"},
+		{"phantom-and-bad-content", phantom, ctp.Explicit, "steady"},
+	}
+	for _, tc := range cells {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.c.obs.InputTopic = checkInputTopic
+			s, ok := scenarios.Lookup(tc.scenario)
+			if !ok {
+				t.Fatalf("no scenario %s", tc.scenario)
 			}
-			got, err := large.Check(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := mem.Counts
-			// Archived is not the large path's yet.
-			want.Archived = 0
-			if got.Counts != want {
-				t.Errorf("large counts %+v\n in-memory %+v", got.Counts, want)
-			}
-			for kind := range mem.Anomalies {
-				family := map[string]string{
-					verdict.AnomalyDuplicateUnexplained: verdict.AnomalyDuplicate, verdict.AnomalyDuplicateInOneDelivery: verdict.AnomalyDuplicate,
-					verdict.AnomalyLostAfterCommit: verdict.AnomalyLost, verdict.AnomalyLostUnexplained: verdict.AnomalyLost,
-				}[kind]
-				if family == "" {
-					family = kind
-				}
-				if kind == verdict.AnomalyAckWithoutOutput || kind == verdict.AnomalyArchived {
-					continue // causes of a loss: the large path does not name them yet
-				}
-				if f := got.Anomalies[family]; f == nil || len(f.Examples) == 0 {
-					t.Errorf("in-memory found %s, the large path no %s with an example", kind, family)
-				}
-			}
+			checkBothWays(t, tc.c.obs, s.Allowed(tc.mode))
 		})
+	}
+}
+
+// A generated run of realistic shape: the planted anomalies are found, the
+// same way by both paths.
+func TestLargePathOnAGeneratedRun(t *testing.T) {
+	dir := t.TempDir()
+	if err := large.Generate(dir, 5000); err != nil {
+		t.Fatal(err)
+	}
+	obs, err := large.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := scenarios.Lookup("steady")
+	allowed := s.Allowed(ctp.Explicit)
+	mem := check.Run(obs, allowed)
+	got, err := large.Check(dir, allowed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, mem) {
+		t.Errorf("large path:\n%+v\nin memory:\n%+v", got, mem)
+	}
+	for name, n := range large.Planted {
+		if f := mem.Anomalies[name]; f.Count != n || len(f.Examples) == 0 {
+			t.Errorf("%s: %+v, want %d with examples", name, f, n)
+		}
+	}
+	if mem.Verdict != verdict.Anomaly || mem.Counts.Input != 5000 {
+		t.Errorf("verdict %s, input %d", mem.Verdict, mem.Counts.Input)
 	}
 }

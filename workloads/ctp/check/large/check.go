@@ -1,200 +1,252 @@
 package large
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 
-	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/ctp/check"
 )
 
-// Result is what the large path found: the counts and, per anomaly, how many
-// and the first examples (smallest ids first, as the in-memory checker).
-type Result struct {
-	Counts    verdict.Counts
-	Anomalies map[string]*Found
+// selection is the part of a cell judged in full: the ids (a bitset over id
+// numbers) and transactions that are not plain.
+type selection struct {
+	ids  []uint64
+	txns map[txnKey]bool
 }
 
-// Found is one anomaly kind: its count and up to verdict.MaxExamples examples.
-type Found struct {
-	Count    int
-	Examples []string
+func newSelection(n int) *selection {
+	return &selection{ids: make([]uint64, (n+63)/64), txns: map[txnKey]bool{}}
 }
 
-func (r *Result) report(name string, example func() string) {
-	f := r.Anomalies[name]
-	if f == nil {
-		f = &Found{}
-		r.Anomalies[name] = f
-	}
-	f.Count++
-	if len(f.Examples) < verdict.MaxExamples {
-		f.Examples = append(f.Examples, example())
+func (s *selection) addID(id uint32) {
+	if int(id/64) < len(s.ids) {
+		s.ids[id/64] |= 1 << (id % 64)
 	}
 }
 
-// txnState is one transaction: 12 bytes, kept in a slice indexed through a
-// map from (worker, txn).
-type txnState struct {
-	outcome uint32
-	sent    uint32
-	visible uint32
+func (s *selection) hasID(id uint32) bool {
+	return int(id/64) < len(s.ids) && s.ids[id/64]&(1<<(id%64)) != 0
 }
 
-// Check judges a streamed read-back in dir in bounded memory: about 13 bytes
-// per input id (where it was seeded, how many valid outputs it has) and 12
-// per transaction, plus a map entry per transaction.
-func Check(dir string) (Result, error) {
-	res := Result{Anomalies: map[string]*Found{}}
+// Check judges the streamed read-back in dir (its histories in
+// dir/histories) with the in-memory checker's judgement, in bounded memory.
+//
+// A record is plain when it was seeded once, polled once, and has exactly
+// one output, valid, from a transaction that committed, is not torn and was
+// no zombie's: no sub-checker says anything about it but "input, processed".
+// Passes over the compact files and the histories (read as bytes, not
+// decoded) find every record and transaction that is not plain; then the
+// in-memory checker (check.RunSubset) judges the sub-observation of those,
+// with everything the histories say about them, and the plain records count
+// as input and processed. So the verdict, the counts, the anomalies and
+// their examples are the in-memory checker's own.
+//
+// Memory: about 15 bytes per input id (where it was seeded, its valid
+// outputs, its polls, one selection bit), a map entry per transaction, one
+// trimmed event per poll, and the sub-observation.
+func Check(dir string, allowed check.Allowed) (check.Result, error) {
 	var meta Meta
 	b, err := os.ReadFile(filepath.Join(dir, MetaFile))
 	if err != nil {
-		return res, fmt.Errorf("check large run: %w", err)
+		return check.Result{}, fmt.Errorf("check large run: %w", err)
 	}
 	if err := json.Unmarshal(b, &meta); err != nil {
-		return res, fmt.Errorf("check large run: %s: %w", MetaFile, err)
+		return check.Result{}, fmt.Errorf("check large run: %s: %w", MetaFile, err)
+	}
+	ws := NewWorkers()
+	for _, w := range meta.Workers {
+		ws.Of(w)
 	}
 
-	// Pass 1: the inputs, into dense arrays by id number.
+	// Inputs, into dense arrays by id number.
 	var (
 		seededPart []int32
 		seededOff  []int64
 		seeded     []bool
-		reseeded   = map[uint32][]inputRec{}
+		reseeded   = map[uint32]bool{}
+		inputs     int
 	)
-	if meta.Records > 0 {
-		seededPart = make([]int32, 0, meta.Records)
-		seededOff = make([]int64, 0, meta.Records)
-		seeded = make([]bool, 0, meta.Records)
-	}
-	if err := eachFile(dir, InputsFile, func(in inputRec) {
+	if err := eachFile(dir, InputsFile, func(in inputRec) error {
 		if in.ID == noID {
-			return // not an id this path can index; the in-memory path judges such runs
+			return fmt.Errorf("an input key is not an r-%%06d id: the large path cannot index it")
 		}
 		for int(in.ID) >= len(seeded) {
 			seededPart, seededOff, seeded = append(seededPart, 0), append(seededOff, 0), append(seeded, false)
 		}
 		if seeded[in.ID] {
-			reseeded[in.ID] = append(reseeded[in.ID], in)
-			return
+			reseeded[in.ID] = true
+			return nil
 		}
 		seeded[in.ID], seededPart[in.ID], seededOff[in.ID] = true, in.Partition, in.Offset
-		res.Counts.Input++
+		inputs++
+		return nil
 	}); err != nil {
-		return res, err
+		return check.Result{}, err
+	}
+	n := len(seeded)
+
+	paths, err := historyFiles(filepath.Join(dir, HistoriesDir))
+	if err != nil {
+		return check.Result{}, err
+	}
+	h, err := passA(paths, ws, n)
+	if err != nil {
+		return check.Result{}, err
 	}
 
-	// Pass 2: the transactions the histories were reduced to.
-	txnIdx := map[uint64]uint32{}
-	var txns []txnState
-	if err := eachFile(dir, TxnsFile, func(t txnRec) {
-		txnIdx[uint64(t.Worker)<<32|uint64(t.Txn)] = uint32(len(txns))
-		txns = append(txns, txnState{outcome: t.Outcome, sent: t.Sent})
-	}); err != nil {
-		return res, err
-	}
-
-	// Pass 3: the outputs, in topic order; the invalid and aborted ones are
-	// rare and kept to be sorted for their examples.
-	valid := make([]uint8, len(seeded))
-	var phantoms, badContent, aborted []outputRec
-	if err := eachFile(dir, OutputsFile, func(o outputRec) {
+	// Outputs: count the valid ones per id, the visible ones per transaction,
+	// and select what is not plain.
+	sel := newSelection(n)
+	valid := make([]uint8, n)
+	oddIdx := map[int]bool{}
+	var idx int
+	if err := eachFile(dir, OutputsFile, func(o outputRec) error {
+		i := idx
+		idx++
+		var t *txnState
 		if o.Flags&flagHasTxn != 0 {
-			if i, ok := txnIdx[uint64(o.Worker)<<32|uint64(o.Txn)]; ok {
-				txns[i].visible++
-				if oc := txns[i].outcome; oc == txnAborted || oc == txnNeverCommitted {
-					aborted = append(aborted, o)
-				}
+			if ti, ok := h.txns[keyOf(o.Worker, int64(o.Txn))]; ok {
+				t = &h.states[ti]
 			}
 		}
-		if o.ID == noID || int(o.ID) >= len(seeded) || !seeded[o.ID] {
-			phantoms = append(phantoms, o)
-			return
+		if t != nil {
+			t.visible++
 		}
-		if o.Flags&(flagValueOK|flagSrcOK|flagTopicOK) != flagValueOK|flagSrcOK|flagTopicOK ||
-			!seededAt(o, seededPart, seededOff, reseeded) {
-			badContent = append(badContent, o)
-			return
+		if o.odd() || int(o.ID) >= n || !seeded[o.ID] || reseeded[o.ID] ||
+			seededPart[o.ID] != o.SrcPart || seededOff[o.ID] != o.SrcOffset {
+			// No input's plain processing (a phantom, corrupted, misattributed,
+			// or of a reseeded id): judged in full, with its transaction.
+			oddIdx[i] = true
+			if o.ID != noID {
+				sel.addID(o.ID)
+			}
+			if o.Flags&flagHasTxn != 0 {
+				sel.txns[keyOf(o.Worker, int64(o.Txn))] = true
+			}
+			return nil
 		}
 		if valid[o.ID] < 255 {
 			valid[o.ID]++
 		}
+		if t == nil || t.outcome() != txnCommitted {
+			sel.addID(o.ID)
+			if o.Flags&flagHasTxn != 0 {
+				sel.txns[keyOf(o.Worker, int64(o.Txn))] = true
+			}
+		}
+		return nil
 	}); err != nil {
-		return res, err
+		return check.Result{}, err
 	}
-
-	// Pass 4: every id, in id order.
-	for id := range seeded {
+	for id := range n {
 		if !seeded[id] {
 			continue
 		}
-		n := valid[id]
-		switch {
-		case n == 0:
-			done := isDone(meta, seededPart[id], seededOff[id])
-			for _, in := range reseeded[uint32(id)] {
-				done = done && isDone(meta, in.Partition, in.Offset)
-			}
-			name := fmt.Sprintf("r-%06d", id)
-			if !done {
-				res.Counts.Unseen++
-				res.report(verdict.AnomalyUnseen, func() string { return name + ": no committed output, not done by the group" })
-				continue
-			}
-			res.Counts.Lost++
-			res.report(verdict.AnomalyLost, func() string { return name + ": no committed output, the group is done with it" })
-		case n >= 2:
-			res.Counts.Processed++
-			res.Counts.Duplicated++
-			res.Counts.ExtraOutputs += int(n) - 1
-			res.report(verdict.AnomalyDuplicate, func() string { return fmt.Sprintf("r-%06d: %d committed outputs", id, n) })
-		default:
-			res.Counts.Processed++
+		if valid[id] != 1 || h.polls[id] != 1 || reseeded[uint32(id)] {
+			sel.addID(uint32(id))
 		}
 	}
-	for _, o := range sorted(phantoms) {
-		res.Counts.Phantoms++
-		res.report(verdict.AnomalyPhantomOutput, func() string {
-			return fmt.Sprintf("output p%d o%d: its key is no input id", o.Partition, o.Offset)
-		})
-	}
-	for _, o := range sorted(badContent) {
-		res.Counts.Phantoms++
-		res.report(verdict.AnomalyPhantomOutput, func() string {
-			return fmt.Sprintf("output p%d o%d of r-%06d is not its input's processing", o.Partition, o.Offset, o.ID)
-		})
-	}
-	for _, o := range sorted(aborted) {
-		res.Counts.AbortedReads++
-		res.report(verdict.AnomalyAbortedRead, func() string {
-			return fmt.Sprintf("output p%d o%d of r-%06d is visible, but its transaction %s/%d did not commit",
-				o.Partition, o.Offset, o.ID, workerName(meta, o.Worker), o.Txn)
-		})
-	}
-	type tornTxn struct {
-		key uint64
-		t   txnState
-	}
-	var torn []tornTxn
-	for k, i := range txnIdx {
-		if t := txns[i]; t.visible > 0 && t.sent > t.visible {
-			torn = append(torn, tornTxn{k, t})
+	for k, ti := range h.txns {
+		if t := &h.states[ti]; t.visible > 0 && t.sent > t.visible || zombie(k, t, meta, ws, h) {
+			sel.txns[k] = true
 		}
 	}
-	sort.Slice(torn, func(i, j int) bool { return torn[i].key < torn[j].key })
-	for _, t := range torn {
-		res.Counts.TornTxns++
-		res.report(verdict.AnomalyTornTransaction, func() string {
-			return fmt.Sprintf("%s/%d produced %d outputs but only %d are visible",
-				workerName(meta, uint32(t.key>>32)), uint32(t.key), t.t.sent, t.t.visible)
-		})
+	if err := closeOver(paths, ws, sel); err != nil {
+		return check.Result{}, err
 	}
-	return res, nil
+
+	plain := 0
+	for id := range n {
+		if seeded[id] && !sel.hasID(uint32(id)) {
+			plain++
+		}
+	}
+	seeded, seededPart, seededOff, valid = nil, nil, nil, nil
+	h.txns, h.states, h.polls = nil, nil, nil
+
+	// The sub-observation, judged in full.
+	obs := ctp.Observation{Mode: meta.Mode, Realization: meta.Realization, InputTopic: meta.InputTopic,
+		ShareStart: meta.ShareStart, InputEnd: meta.InputEnd, DeliveryLimit: meta.DeliveryLimit}
+	if err := eachFile(dir, InputsFile, func(in inputRec) error {
+		if sel.hasID(in.ID) {
+			obs.Inputs = append(obs.Inputs, ctp.Input{ID: ctp.InputID(int(in.ID)), Partition: in.Partition, Offset: in.Offset})
+		}
+		return nil
+	}); err != nil {
+		return check.Result{}, err
+	}
+	odd, err := readOdd(dir, oddIdx)
+	if err != nil {
+		return check.Result{}, err
+	}
+	idx = 0
+	if err := eachFile(dir, OutputsFile, func(o outputRec) error {
+		i := idx
+		idx++
+		if oddIdx[i] || sel.hasID(o.ID) || o.Flags&flagHasTxn != 0 && sel.txns[keyOf(o.Worker, int64(o.Txn))] {
+			obs.Outputs = append(obs.Outputs, decodeOutput(o, i, meta, odd))
+		}
+		return nil
+	}); err != nil {
+		return check.Result{}, err
+	}
+	if obs.History, err = passB(paths, ws, sel); err != nil {
+		return check.Result{}, err
+	}
+	return check.RunSubset(obs, allowed, check.Whole{Inputs: inputs, Processed: plain}), nil
 }
 
-func eachFile[T any](dir, name string, f func(T)) error {
+// zombie: the transaction committed after its worker's next incarnation
+// started (the zombie-commits check's condition).
+func zombie(k txnKey, t *txnState, meta Meta, ws *Workers, h *histories) bool {
+	if !t.sawCommit || t.commitAt == 0 {
+		return false
+	}
+	names := ws.Names()
+	w := int(uint64(k) >> 32)
+	if w >= len(names) {
+		return false
+	}
+	next := nextIncarnation(names[w])
+	at, ok := h.starts[next]
+	return next != "" && ok && t.commitAt > at
+}
+
+// nextIncarnation is slot.(incarnation+1), "" for a name of another form.
+func nextIncarnation(worker string) string {
+	var slot, inc int
+	if _, err := fmt.Sscanf(worker, "w%d.%d", &slot, &inc); err != nil || ctp.WorkerName(slot, inc) != worker {
+		return ""
+	}
+	return ctp.WorkerName(slot, inc+1)
+}
+
+func readOdd(dir string, want map[int]bool) (map[int]oddOutput, error) {
+	out := map[int]oddOutput{}
+	f, err := os.Open(filepath.Join(dir, OddFile))
+	if err != nil {
+		return nil, fmt.Errorf("check large run: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	for sc.Scan() {
+		var o oddOutput
+		if err := json.Unmarshal(sc.Bytes(), &o); err != nil {
+			return nil, fmt.Errorf("check large run: %s: %w", OddFile, err)
+		}
+		if want[o.Index] {
+			out[o.Index] = o
+		}
+	}
+	return out, sc.Err()
+}
+
+func eachFile[T any](dir, name string, f func(T) error) error {
 	fh, err := os.Open(filepath.Join(dir, name))
 	if err != nil {
 		return fmt.Errorf("check large run: %w", err)
@@ -206,41 +258,9 @@ func eachFile[T any](dir, name string, f func(T)) error {
 	return nil
 }
 
-func seededAt(o outputRec, part []int32, off []int64, reseeded map[uint32][]inputRec) bool {
-	if part[o.ID] == o.SrcPart && off[o.ID] == o.SrcOffset {
-		return true
-	}
-	for _, in := range reseeded[o.ID] {
-		if in.Partition == o.SrcPart && in.Offset == o.SrcOffset {
-			return true
-		}
-	}
-	return false
-}
-
-func isDone(meta Meta, p int32, off int64) bool {
-	start, known := meta.ShareStart[p]
-	return known && off < start
-}
-
 func workerName(meta Meta, i uint32) string {
 	if int(i) < len(meta.Workers) {
 		return meta.Workers[i]
 	}
 	return fmt.Sprintf("worker#%d", i)
-}
-
-// sorted orders outputs by id, then where they sit (the in-memory order).
-func sorted(os []outputRec) []outputRec {
-	sort.Slice(os, func(i, j int) bool {
-		a, b := os[i], os[j]
-		if a.ID != b.ID {
-			return a.ID < b.ID
-		}
-		if a.Partition != b.Partition {
-			return a.Partition < b.Partition
-		}
-		return a.Offset < b.Offset
-	})
-	return os
 }

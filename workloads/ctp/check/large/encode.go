@@ -6,10 +6,12 @@ import (
 
 // Meta is meta.json: what the binary files do not hold.
 type Meta struct {
-	Mode       ctp.AckMode     `json:"mode"`
-	InputTopic string          `json:"input_topic"`
-	ShareStart map[int32]int64 `json:"share_start"`
-	InputEnd   map[int32]int64 `json:"input_end"`
+	Mode          ctp.AckMode     `json:"mode"`
+	Realization   string          `json:"realization,omitempty"`
+	DeliveryLimit int32           `json:"delivery_limit"`
+	InputTopic    string          `json:"input_topic"`
+	ShareStart    map[int32]int64 `json:"share_start"`
+	InputEnd      map[int32]int64 `json:"input_end"`
 	// Workers is the worker table outputs and transactions index into.
 	Workers []string `json:"workers"`
 	Records int      `json:"records"`
@@ -63,4 +65,34 @@ func EncodeOutput(o ctp.Output, inputTopic string, ws *Workers) outputRec {
 		r.Worker, r.Txn = ws.Of(o.Worker), uint32(o.Txn)
 	}
 	return r
+}
+
+const allOK = flagValueOK | flagSrcOK | flagTopicOK
+
+// odd reports whether r cannot be rebuilt from its flags alone.
+func (r outputRec) odd() bool { return r.ID == noID || r.Flags&allOK != allOK }
+
+// oddOutput is one line of OddFile: the output's index in OutputsFile and
+// its strings.
+type oddOutput struct {
+	Index int    `json:"i"`
+	Key   string `json:"key"`
+	Value string `json:"value"`
+	Src   string `json:"src"`
+}
+
+// decodeOutput rebuilds output i; odd holds the outputs the flags cannot.
+func decodeOutput(r outputRec, i int, meta Meta, odd map[int]oddOutput) ctp.Output {
+	o := ctp.Output{Partition: r.Partition, Offset: r.Offset}
+	if r.Flags&flagHasTxn != 0 {
+		o.Worker, o.Txn = workerName(meta, r.Worker), int64(r.Txn)
+	}
+	if x, ok := odd[i]; ok {
+		o.Key, o.Value, o.Src = x.Key, x.Value, x.Src
+		return o
+	}
+	o.Key = ctp.InputID(int(r.ID))
+	o.Value = ctp.Transform(ctp.Payload(o.Key))
+	o.Src = ctp.Src(meta.InputTopic, r.SrcPart, r.SrcOffset)
+	return o
 }

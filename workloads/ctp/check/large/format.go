@@ -33,8 +33,13 @@ import (
 const (
 	InputsFile  = "inputs.bin"
 	OutputsFile = "outputs.bin"
-	TxnsFile    = "txns.bin"
-	MetaFile    = "meta.json"
+	// OddFile holds, as JSON lines, the outputs the flags cannot rebuild
+	// (a key that is no r-%06d id, a wrong value, an unreadable src):
+	// rare, and needed whole for their examples.
+	OddFile = "odd-outputs.jsonl"
+	// HistoriesDir holds the workers' histories, as a cell writes them.
+	HistoriesDir = "histories"
+	MetaFile     = "meta.json"
 )
 
 // noID marks a key that is not an r-%06d input id.
@@ -80,15 +85,6 @@ type outputRec struct {
 	Flags     uint32
 }
 
-// txnRec is one transaction as its worker saw it, reduced from the
-// histories: 16 bytes.
-type txnRec struct {
-	Worker  uint32
-	Txn     uint32
-	Outcome uint32 // txnCommitted, txnAborted, txnUnknown, txnNeverCommitted
-	Sent    uint32 // distinct ids its send events list
-}
-
 const (
 	txnCommitted uint32 = iota + 1
 	txnAborted
@@ -118,7 +114,7 @@ func (w *Writer[T]) Write(r T) error {
 func (w *Writer[T]) Flush() error { return w.w.Flush() }
 
 // each reads every record of one kind from r, in order.
-func each[T any](r io.Reader, f func(T)) error {
+func each[T any](r io.Reader, f func(T) error) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	var v T
 	size := binary.Size(v)
@@ -132,6 +128,8 @@ func each[T any](r io.Reader, f func(T)) error {
 		if _, err := binary.Decode(buf, binary.LittleEndian, &v); err != nil {
 			return fmt.Errorf("decode record: %w", err)
 		}
-		f(v)
+		if err := f(v); err != nil {
+			return err
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package large
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -20,7 +21,9 @@ type Store struct {
 	files   []*os.File
 	inputs  *Writer[inputRec]
 	outputs *Writer[outputRec]
-	txns    *Writer[txnRec]
+	odd     *json.Encoder
+	oddBuf  *bufio.Writer
+	nOut    int
 }
 
 // Create starts a streamed read-back in dir.
@@ -38,7 +41,7 @@ func Create(dir string, meta Meta) (*Store, error) {
 		return f, nil
 	}
 	var fs [3]*os.File
-	for i, n := range []string{InputsFile, OutputsFile, TxnsFile} {
+	for i, n := range []string{InputsFile, OutputsFile, OddFile} {
 		f, err := open(n)
 		if err != nil {
 			s.close()
@@ -46,7 +49,9 @@ func Create(dir string, meta Meta) (*Store, error) {
 		}
 		fs[i] = f
 	}
-	s.inputs, s.outputs, s.txns = NewWriter[inputRec](fs[0]), NewWriter[outputRec](fs[1]), NewWriter[txnRec](fs[2])
+	s.inputs, s.outputs = NewWriter[inputRec](fs[0]), NewWriter[outputRec](fs[1])
+	s.oddBuf = bufio.NewWriter(fs[2])
+	s.odd = json.NewEncoder(s.oddBuf)
 	return s, nil
 }
 
@@ -55,80 +60,20 @@ func (s *Store) Input(in ctp.Input) error { return s.inputs.Write(EncodeInput(in
 
 // Output appends one visible output.
 func (s *Store) Output(o ctp.Output) error {
-	return s.outputs.Write(EncodeOutput(o, s.meta.InputTopic, s.workers))
-}
-
-// Txn appends one transaction by worker name.
-func (s *Store) Txn(worker string, txn int64, outcome, sent uint32) error {
-	return s.txns.Write(txnRec{Worker: s.workers.Of(worker), Txn: uint32(txn), Outcome: outcome, Sent: sent})
-}
-
-// Histories reduces the histories to one record per transaction (its
-// outcome as its worker saw it, how many distinct ids it sent) and appends
-// them. It holds one transaction's ids at a time per worker, not the history.
-func (s *Store) Histories(h history.History) error {
-	type key struct {
-		worker string
-		txn    int64
-	}
-	type acc struct {
-		sent                             map[string]struct{}
-		sawAbort, sawCommit, commitInvok bool
-	}
-	open := map[key]*acc{}
-	var order []key
-	for _, e := range h {
-		if e.Txn == 0 {
-			continue
-		}
-		k := key{e.Worker, e.Txn}
-		a := open[k]
-		if a == nil {
-			a = &acc{sent: map[string]struct{}{}}
-			open[k] = a
-			order = append(order, k)
-		}
-		switch e.F {
-		case history.FSend:
-			for _, id := range e.IDs {
-				a.sent[id] = struct{}{}
-			}
-		case history.FCommit:
-			a.commitInvok = true
-			switch e.Type {
-			case history.OK:
-				a.sawCommit = true
-			case history.Fail:
-				a.sawAbort = true
-			}
-		case history.FAbort:
-			if e.Type == history.OK {
-				a.sawAbort = true
-			}
+	r := EncodeOutput(o, s.meta.InputTopic, s.workers)
+	if r.odd() {
+		if err := s.odd.Encode(oddOutput{Index: s.nOut, Key: o.Key, Value: o.Value, Src: o.Src}); err != nil {
+			return fmt.Errorf("write odd output: %w", err)
 		}
 	}
-	for _, k := range order {
-		a := open[k]
-		oc := txnNeverCommitted
-		switch {
-		case a.sawAbort:
-			oc = txnAborted
-		case a.sawCommit:
-			oc = txnCommitted
-		case a.commitInvok:
-			oc = txnUnknown
-		}
-		if err := s.Txn(k.worker, k.txn, oc, uint32(len(a.sent))); err != nil {
-			return err
-		}
-	}
-	return nil
+	s.nOut++
+	return s.outputs.Write(r)
 }
 
 // Close flushes the files and writes meta.json.
 func (s *Store) Close() error {
 	var first error
-	for _, w := range []interface{ Flush() error }{s.inputs, s.outputs, s.txns} {
+	for _, w := range []interface{ Flush() error }{s.inputs, s.outputs, s.oddBuf} {
 		if err := w.Flush(); err != nil && first == nil {
 			first = err
 		}
@@ -161,11 +106,11 @@ func (s *Store) close() error {
 	return first
 }
 
-// WriteObservation streams an in-memory observation to dir (tests, and
-// re-checking a stored cell by the large path).
+// WriteObservation streams an in-memory observation to dir, its history as
+// one file per worker (tests, and re-checking a stored cell by this path).
 func WriteObservation(dir string, obs ctp.Observation) error {
-	s, err := Create(dir, Meta{Mode: obs.Mode, InputTopic: obs.InputTopic, ShareStart: obs.ShareStart,
-		InputEnd: obs.InputEnd, Records: len(obs.Inputs)})
+	s, err := Create(dir, Meta{Mode: obs.Mode, Realization: obs.Realization, DeliveryLimit: obs.DeliveryLimit,
+		InputTopic: obs.InputTopic, ShareStart: obs.ShareStart, InputEnd: obs.InputEnd, Records: len(obs.Inputs)})
 	if err != nil {
 		return err
 	}
@@ -181,9 +126,29 @@ func WriteObservation(dir string, obs ctp.Observation) error {
 			return err
 		}
 	}
-	if err := s.Histories(obs.History); err != nil {
-		_ = s.Close()
+	if err := s.Close(); err != nil {
 		return err
 	}
-	return s.Close()
+	return writeHistories(filepath.Join(dir, HistoriesDir), obs.History)
+}
+
+// writeHistories writes h as one JSONL file per worker.
+func writeHistories(dir string, h history.History) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write histories: %w", err)
+	}
+	by := map[string][]byte{}
+	for _, e := range h {
+		b, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("write histories: %w", err)
+		}
+		by[e.Worker] = append(append(by[e.Worker], b...), '\n')
+	}
+	for w, b := range by {
+		if err := os.WriteFile(filepath.Join(dir, w+".jsonl"), b, 0o644); err != nil {
+			return fmt.Errorf("write histories: %w", err)
+		}
+	}
+	return nil
 }

@@ -1,0 +1,295 @@
+package large
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"github.com/sharechaos/sharechaos/internal/history"
+)
+
+// historyFiles lists a cell's history files in the order history.ReadDir
+// reads them.
+func historyFiles(dir string) ([]string, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil {
+		return nil, fmt.Errorf("list histories: %w", err)
+	}
+	sort.Strings(paths)
+	return paths, nil
+}
+
+// eachLine calls f with every non-empty line of path; the slice is only
+// valid during the call.
+func eachLine(path string, f func(line []byte) error) error {
+	fh, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("read history: %w", err)
+	}
+	defer fh.Close()
+	sc := bufio.NewScanner(bufio.NewReaderSize(fh, 1<<20))
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	for sc.Scan() {
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		if err := f(sc.Bytes()); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read history %s: %w", path, err)
+	}
+	return nil
+}
+
+// txnState is one transaction as its worker saw it (the in-memory checker's
+// txnInfo, reduced to what selects the transactions worth judging in full).
+type txnState struct {
+	commitAt  int64
+	sent      uint32
+	visible   uint32
+	sawCommit bool
+	sawAbort  bool
+	invoked   bool
+}
+
+func (t *txnState) outcome() uint32 {
+	switch {
+	case t.sawAbort:
+		return txnAborted
+	case t.sawCommit:
+		return txnCommitted
+	case t.invoked:
+		return txnUnknown
+	}
+	return txnNeverCommitted
+}
+
+// txnKey names a transaction by worker index and sequence number.
+type txnKey uint64
+
+func keyOf(worker uint32, txn int64) txnKey { return txnKey(uint64(worker)<<32 | uint64(uint32(txn))) }
+
+// histories is what pass A keeps of the histories.
+type histories struct {
+	txns   map[txnKey]uint32 // index into states
+	states []txnState
+	polls  []uint8 // per id number: poll ok events that carried it (saturating)
+	// starts is each worker's first start event.
+	starts map[string]int64
+}
+
+// passA reads every history once, without decoding it: each transaction's
+// outcome, distinct sent ids and commit time; how often each id was polled;
+// when each worker started.
+func passA(paths []string, ws *Workers, nIDs int) (*histories, error) {
+	h := &histories{txns: map[txnKey]uint32{}, polls: make([]uint8, nIDs), starts: map[string]int64{}}
+	var li lineInfo
+	var sent []uint32
+	for _, p := range paths {
+		var cur *txnState
+		var curKey txnKey
+		flush := func() {
+			if cur != nil {
+				slices.Sort(sent)
+				cur.sent += uint32(len(slices.Compact(sent)))
+			}
+			sent = sent[:0]
+		}
+		err := eachLine(p, func(line []byte) error {
+			scanLine(line, &li)
+			switch string(li.f) {
+			case history.FPoll:
+				if string(li.typ) == string(history.OK) {
+					for _, id := range li.ids {
+						if int(id) < len(h.polls) && h.polls[id] < 255 {
+							h.polls[id]++
+						}
+					}
+				}
+			case history.FStart:
+				w := string(li.worker)
+				if _, seen := h.starts[w]; !seen {
+					h.starts[w] = li.ts
+				}
+			}
+			if li.txn == 0 {
+				return nil
+			}
+			k := keyOf(ws.Of(string(li.worker)), li.txn)
+			if cur == nil || k != curKey {
+				flush()
+				i, ok := h.txns[k]
+				if !ok {
+					i = uint32(len(h.states))
+					h.txns[k] = i
+					h.states = append(h.states, txnState{})
+				}
+				cur, curKey = &h.states[i], k
+			}
+			typ := string(li.typ)
+			switch string(li.f) {
+			case history.FSend:
+				sent = append(sent, li.ids...)
+			case history.FCommit:
+				if typ == string(history.Invoke) && cur.commitAt == 0 {
+					cur.commitAt = li.ts
+				}
+				cur.invoked = true
+				switch typ {
+				case string(history.OK):
+					cur.sawCommit = true
+				case string(history.Fail):
+					cur.sawAbort = true
+				}
+			case history.FAbort:
+				if typ == string(history.OK) {
+					cur.sawAbort = true
+				}
+			}
+			return nil
+		})
+		flush()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// closeOver extends the selection to every transaction that touched a
+// selected id, then to every id those transactions touched (pass B1): a
+// selected transaction is judged with all its records, a selected record
+// with all its transactions. The ids added are plain (one poll, one valid
+// output), so they have no transaction besides the one that added them.
+func closeOver(paths []string, ws *Workers, sel *selection) error {
+	var li lineInfo
+	for _, p := range paths {
+		err := eachLine(p, func(line []byte) error {
+			scanLine(line, &li)
+			if li.txn == 0 {
+				return nil
+			}
+			for _, id := range li.ids {
+				if sel.hasID(id) {
+					sel.txns[keyOf(ws.Of(string(li.worker)), li.txn)] = true
+					return nil
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, p := range paths {
+		err := eachLine(p, func(line []byte) error {
+			scanLine(line, &li)
+			if li.txn != 0 && sel.txns[keyOf(ws.Of(string(li.worker)), li.txn)] {
+				for _, id := range li.ids {
+					sel.addID(id)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// passB decodes the lines the sub-observation needs (pass B2): every line
+// of a selected transaction; every line that names a selected id, its
+// record lists cut to the selected ids; the first poll after a selected
+// transaction's event (cut: a loss cause reads the worker's first poll after
+// its transaction, an implicit worker's accept); the lifecycle lines (no transaction, no
+// record); each file's first and last line (when a worker started and
+// stopped doing anything); and everything a worker did after a fault fired
+// on it (the fault-points check).
+func passB(paths []string, ws *Workers, sel *selection) (history.History, error) {
+	var out history.History
+	var li lineInfo
+	var last []byte
+	decode := func(p string, line []byte) error {
+		var e history.Event
+		if err := json.Unmarshal(line, &e); err != nil {
+			return fmt.Errorf("read history %s: %w", p, err)
+		}
+		trim(&e, sel)
+		out = append(out, e)
+		return nil
+	}
+	for _, p := range paths {
+		lastKept, first, afterFault, nextPoll := true, true, false, false
+		err := eachLine(p, func(line []byte) error {
+			scanLine(line, &li)
+			if string(li.f) == history.FFaultFired {
+				afterFault = true
+			}
+			poll := string(li.f) == history.FPoll && string(li.typ) == string(history.OK)
+			selTxn := li.txn != 0 && sel.txns[keyOf(ws.Of(string(li.worker)), li.txn)]
+			keep := first || afterFault || len(li.ids) == 0 && li.txn == 0 || selTxn || poll && nextPoll
+			if poll {
+				nextPoll = false
+			}
+			if selTxn {
+				nextPoll = true
+			}
+			if string(li.f) == history.FResumed {
+				afterFault = false
+			}
+			if !keep {
+				for _, id := range li.ids {
+					if sel.hasID(id) {
+						keep = true
+						break
+					}
+				}
+			}
+			first, lastKept = false, keep
+			if !keep {
+				last = append(last[:0], line...)
+				return nil
+			}
+			return decode(p, line)
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !lastKept {
+			if err := decode(p, last); err != nil {
+				return nil, err
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].TS < out[j].TS })
+	return out, nil
+}
+
+// trim cuts an event's record lists to the selected ids.
+func trim(e *history.Event, sel *selection) {
+	if len(e.Records) > 0 {
+		rs := e.Records[:0]
+		for _, r := range e.Records {
+			if id := ParseID(r.ID); id == noID || sel.hasID(id) {
+				rs = append(rs, r)
+			}
+		}
+		e.Records = slices.Clip(rs)
+	}
+	if len(e.IDs) > 0 {
+		ids := e.IDs[:0]
+		for _, s := range e.IDs {
+			if id := ParseID(s); id == noID || sel.hasID(id) {
+				ids = append(ids, s)
+			}
+		}
+		e.IDs = slices.Clip(ids)
+	}
+}
