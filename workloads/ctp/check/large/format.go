@@ -57,7 +57,7 @@ func ParseID(key string) uint32 {
 	return uint32(n)
 }
 
-// inputRec is one input: 16 bytes on disk.
+// inputRec is one input: 16 bytes on disk (inputSize).
 type inputRec struct {
 	ID        uint32
 	Partition int32
@@ -73,7 +73,7 @@ const (
 	flagHasTxn              // worker and txn headers present
 )
 
-// outputRec is one visible output: 36 bytes on disk.
+// outputRec is one visible output: 40 bytes on disk (outputSize).
 type outputRec struct {
 	ID        uint32
 	SrcPart   int32
@@ -92,42 +92,83 @@ const (
 	txnNeverCommitted
 )
 
+// record is a fixed-size little-endian record of a binary file.
+type record[T any] interface {
+	*T
+	size() int
+	put(b []byte)
+	get(b []byte)
+}
+
+const inputSize, outputSize = 16, 40
+
+func (r *inputRec) size() int { return inputSize }
+func (r *inputRec) put(b []byte) {
+	le.PutUint32(b[0:], r.ID)
+	le.PutUint32(b[4:], uint32(r.Partition))
+	le.PutUint64(b[8:], uint64(r.Offset))
+}
+func (r *inputRec) get(b []byte) {
+	r.ID, r.Partition, r.Offset = le.Uint32(b[0:]), int32(le.Uint32(b[4:])), int64(le.Uint64(b[8:]))
+}
+
+func (r *outputRec) size() int { return outputSize }
+func (r *outputRec) put(b []byte) {
+	le.PutUint32(b[0:], r.ID)
+	le.PutUint32(b[4:], uint32(r.SrcPart))
+	le.PutUint64(b[8:], uint64(r.SrcOffset))
+	le.PutUint32(b[16:], r.Worker)
+	le.PutUint32(b[20:], r.Txn)
+	le.PutUint32(b[24:], uint32(r.Partition))
+	le.PutUint64(b[28:], uint64(r.Offset))
+	le.PutUint32(b[36:], r.Flags)
+}
+func (r *outputRec) get(b []byte) {
+	r.ID, r.SrcPart, r.SrcOffset = le.Uint32(b[0:]), int32(le.Uint32(b[4:])), int64(le.Uint64(b[8:]))
+	r.Worker, r.Txn, r.Partition = le.Uint32(b[16:]), le.Uint32(b[20:]), int32(le.Uint32(b[24:]))
+	r.Offset, r.Flags = int64(le.Uint64(b[28:])), le.Uint32(b[36:])
+}
+
+var le = binary.LittleEndian
+
 // Writer streams records of one kind to a file.
-type Writer[T any] struct {
-	w *bufio.Writer
-	n int
+type Writer[T any, P record[T]] struct {
+	w   *bufio.Writer
+	buf [64]byte
 }
 
 // NewWriter writes to w (buffered).
-func NewWriter[T any](w io.Writer) *Writer[T] { return &Writer[T]{w: bufio.NewWriterSize(w, 1<<20)} }
+func NewWriter[T any, P record[T]](w io.Writer) *Writer[T, P] {
+	return &Writer[T, P]{w: bufio.NewWriterSize(w, 1<<20)}
+}
 
 // Write appends one record.
-func (w *Writer[T]) Write(r T) error {
-	w.n++
-	if err := binary.Write(w.w, binary.LittleEndian, r); err != nil {
+func (w *Writer[T, P]) Write(r T) error {
+	p := P(&r)
+	b := w.buf[:p.size()]
+	p.put(b)
+	if _, err := w.w.Write(b); err != nil {
 		return fmt.Errorf("write record: %w", err)
 	}
 	return nil
 }
 
 // Flush writes what is buffered.
-func (w *Writer[T]) Flush() error { return w.w.Flush() }
+func (w *Writer[T, P]) Flush() error { return w.w.Flush() }
 
 // each reads every record of one kind from r, in order.
-func each[T any](r io.Reader, f func(T) error) error {
+func each[T any, P record[T]](r io.Reader, f func(T) error) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	var v T
-	size := binary.Size(v)
-	buf := make([]byte, size)
+	p := P(&v)
+	buf := make([]byte, p.size())
 	for {
 		if _, err := io.ReadFull(br, buf); err == io.EOF {
 			return nil
 		} else if err != nil {
 			return fmt.Errorf("read record: %w", err)
 		}
-		if _, err := binary.Decode(buf, binary.LittleEndian, &v); err != nil {
-			return fmt.Errorf("decode record: %w", err)
-		}
+		p.get(buf)
 		if err := f(v); err != nil {
 			return err
 		}

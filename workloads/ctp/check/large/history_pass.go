@@ -79,7 +79,14 @@ func keyOf(worker uint32, txn int64) txnKey { return txnKey(uint64(worker)<<32 |
 type histories struct {
 	txns   map[txnKey]uint32 // index into states
 	states []txnState
-	polls  []uint8 // per id number: poll ok events that carried it (saturating)
+	keys   []txnKey // states' keys, by index
+	// txnOf is, per id number, the first transaction (index+1; 0 none) whose
+	// send, txn-acks or commit named it, and more the further ones (rare:
+	// a redelivered or re-sent record), so the selection closes over
+	// transactions without another pass over the histories.
+	txnOf []uint32
+	more  map[uint32][]uint32
+	polls []uint8 // per id number: poll ok events that carried it (saturating)
 	// starts is each worker's first start event.
 	starts map[string]int64
 }
@@ -88,12 +95,14 @@ type histories struct {
 // outcome, distinct sent ids and commit time; how often each id was polled;
 // when each worker started.
 func passA(paths []string, ws *Workers, nIDs int) (*histories, error) {
-	h := &histories{txns: map[txnKey]uint32{}, polls: make([]uint8, nIDs), starts: map[string]int64{}}
+	h := &histories{txns: map[txnKey]uint32{}, polls: make([]uint8, nIDs), starts: map[string]int64{},
+		txnOf: make([]uint32, nIDs), more: map[uint32][]uint32{}}
 	var li lineInfo
 	var sent []uint32
 	for _, p := range paths {
 		var cur *txnState
 		var curKey txnKey
+		var curIdx uint32
 		flush := func() {
 			if cur != nil {
 				slices.Sort(sent)
@@ -102,7 +111,12 @@ func passA(paths []string, ws *Workers, nIDs int) (*histories, error) {
 			sent = sent[:0]
 		}
 		err := eachLine(p, func(line []byte) error {
-			scanLine(line, &li)
+			scanHeader(line, &li)
+			li.ids = li.ids[:0]
+			if f := string(li.f); f == history.FPoll && string(li.typ) == string(history.OK) || f == history.FSend ||
+				f == history.FTxnAcks || f == history.FCommit {
+				scanIDs(line, &li)
+			}
 			switch string(li.f) {
 			case history.FPoll:
 				if string(li.typ) == string(history.OK) {
@@ -129,8 +143,13 @@ func passA(paths []string, ws *Workers, nIDs int) (*histories, error) {
 					i = uint32(len(h.states))
 					h.txns[k] = i
 					h.states = append(h.states, txnState{})
+					h.keys = append(h.keys, k)
 				}
 				cur, curKey = &h.states[i], k
+				curIdx = i
+			}
+			if f := string(li.f); f == history.FSend || f == history.FTxnAcks || f == history.FCommit {
+				h.note(li.ids, curIdx)
 			}
 			typ := string(li.typ)
 			switch string(li.f) {
@@ -162,46 +181,50 @@ func passA(paths []string, ws *Workers, nIDs int) (*histories, error) {
 	return h, nil
 }
 
-// closeOver extends the selection to every transaction that touched a
-// selected id, then to every id those transactions touched (pass B1): a
-// selected transaction is judged with all its records, a selected record
-// with all its transactions. The ids added are plain (one poll, one valid
-// output), so they have no transaction besides the one that added them.
-func closeOver(paths []string, ws *Workers, sel *selection) error {
-	var li lineInfo
-	for _, p := range paths {
-		err := eachLine(p, func(line []byte) error {
-			scanLine(line, &li)
-			if li.txn == 0 {
-				return nil
-			}
-			for _, id := range li.ids {
-				if sel.hasID(id) {
-					sel.txns[keyOf(ws.Of(string(li.worker)), li.txn)] = true
-					return nil
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return err
+// note records that the transaction with index i named ids.
+func (h *histories) note(ids []uint32, i uint32) {
+	for _, id := range ids {
+		if int(id) >= len(h.txnOf) {
+			continue
+		}
+		switch first := h.txnOf[id]; {
+		case first == 0:
+			h.txnOf[id] = i + 1
+		case first != i+1 && !slices.Contains(h.more[id], i):
+			h.more[id] = append(h.more[id], i)
 		}
 	}
-	for _, p := range paths {
-		err := eachLine(p, func(line []byte) error {
-			scanLine(line, &li)
-			if li.txn != 0 && sel.txns[keyOf(ws.Of(string(li.worker)), li.txn)] {
-				for _, id := range li.ids {
-					sel.addID(id)
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return err
+}
+
+// closeOver extends the selection to every transaction that named a
+// selected id, then to every id those transactions named: a selected
+// transaction is judged with all its records, a selected record with all its
+// transactions. The ids added are plain (one poll, one valid output), so
+// they have no transaction besides the one that added them.
+func closeOver(h *histories, sel *selection) {
+	for id := range h.txnOf {
+		if !sel.hasID(uint32(id)) {
+			continue
+		}
+		if t := h.txnOf[id]; t != 0 {
+			sel.txns[h.keys[t-1]] = true
+		}
+		for _, t := range h.more[uint32(id)] {
+			sel.txns[h.keys[t]] = true
 		}
 	}
-	return nil
+	for id, t := range h.txnOf {
+		if t != 0 && sel.txns[h.keys[t-1]] {
+			sel.addID(uint32(id))
+		}
+	}
+	for id, ts := range h.more {
+		for _, t := range ts {
+			if sel.txns[h.keys[t]] {
+				sel.addID(id)
+			}
+		}
+	}
 }
 
 // passB decodes the lines the sub-observation needs (pass B2): every line

@@ -23,7 +23,7 @@ func Load(dir string) (ctp.Observation, error) {
 	}
 	obs := ctp.Observation{Mode: meta.Mode, Realization: meta.Realization, InputTopic: meta.InputTopic,
 		ShareStart: meta.ShareStart, InputEnd: meta.InputEnd, DeliveryLimit: meta.DeliveryLimit}
-	if err := eachFile(dir, InputsFile, func(in inputRec) error {
+	if err := eachFile[inputRec](dir, InputsFile, func(in inputRec) error {
 		obs.Inputs = append(obs.Inputs, ctp.Input{ID: ctp.InputID(int(in.ID)), Partition: in.Partition, Offset: in.Offset})
 		return nil
 	}); err != nil {
@@ -31,7 +31,7 @@ func Load(dir string) (ctp.Observation, error) {
 	}
 	all := map[int]bool{}
 	idx := 0
-	if err := eachFile(dir, OutputsFile, func(o outputRec) error {
+	if err := eachFile[outputRec](dir, OutputsFile, func(o outputRec) error {
 		if o.odd() {
 			all[idx] = true
 		}
@@ -45,7 +45,7 @@ func Load(dir string) (ctp.Observation, error) {
 		return obs, err
 	}
 	idx = 0
-	if err := eachFile(dir, OutputsFile, func(o outputRec) error {
+	if err := eachFile[outputRec](dir, OutputsFile, func(o outputRec) error {
 		obs.Outputs = append(obs.Outputs, decodeOutput(o, idx, meta, odd))
 		idx++
 		return nil

@@ -19,8 +19,8 @@ type Store struct {
 	meta    Meta
 	workers *Workers
 	files   []*os.File
-	inputs  *Writer[inputRec]
-	outputs *Writer[outputRec]
+	inputs  *Writer[inputRec, *inputRec]
+	outputs *Writer[outputRec, *outputRec]
 	odd     *json.Encoder
 	oddBuf  *bufio.Writer
 	nOut    int
@@ -49,7 +49,7 @@ func Create(dir string, meta Meta) (*Store, error) {
 		}
 		fs[i] = f
 	}
-	s.inputs, s.outputs = NewWriter[inputRec](fs[0]), NewWriter[outputRec](fs[1])
+	s.inputs, s.outputs = NewWriter[inputRec, *inputRec](fs[0]), NewWriter[outputRec, *outputRec](fs[1])
 	s.oddBuf = bufio.NewWriter(fs[2])
 	s.odd = json.NewEncoder(s.oddBuf)
 	return s, nil
