@@ -108,8 +108,10 @@ func (t *phaseTimer) markFault(fired []time.Time, healed []time.Time) {
 }
 
 // workerFaultTimes reads a worker fault's firing and healing from the
-// histories: the first fault-fired event, and the first worker start or
-// resume after it.
+// histories: the first fault-fired event, and the first poll after it that
+// brought a record back (delivery count 2 or more: what the dead or stopped
+// worker held came back when its lock expired or its connection closed, the
+// wait a crash costs), else the first worker start or resume after it.
 func workerFaultTimes(h history.History) (fired, healed []time.Time) {
 	var at int64
 	for _, e := range h {
@@ -120,11 +122,25 @@ func workerFaultTimes(h history.History) (fired, healed []time.Time) {
 	if at == 0 {
 		return nil, nil
 	}
-	next := int64(0)
+	next, back := int64(0), int64(0)
 	for _, e := range h {
-		if (e.F == history.FStart || e.F == history.FResumed) && e.TS > at && (next == 0 || e.TS < next) {
+		if e.TS <= at {
+			continue
+		}
+		if (e.F == history.FStart || e.F == history.FResumed) && (next == 0 || e.TS < next) {
 			next = e.TS
 		}
+		if e.F == history.FPoll && e.Type == history.OK && (back == 0 || e.TS < back) {
+			for _, r := range e.Records {
+				if r.Delivery >= 2 {
+					back = e.TS
+					break
+				}
+			}
+		}
+	}
+	if back != 0 {
+		next = back
 	}
 	fired = []time.Time{time.Unix(0, at)}
 	if next != 0 {
