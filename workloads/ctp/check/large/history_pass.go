@@ -1,6 +1,7 @@
 package large
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -8,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"syscall"
 
 	"github.com/sharechaos/sharechaos/internal/history"
 )
@@ -24,50 +24,51 @@ func historyFiles(dir string) ([]string, error) {
 	return paths, nil
 }
 
-// eachLine calls f with every non-empty line of path; the slice is only
-// valid during the call. The file is mapped, not read: a pass over 3 GB of
-// histories then copies nothing.
-func eachLine(path string, f func(line []byte) error) error { return eachLineThen(path, f, nil) }
-
-// eachLineThen is eachLine, and calls atEnd (when not nil) while the lines
-// given to f are still valid.
-func eachLineThen(path string, f func(line []byte) error, atEnd func() error) error {
+// eachLine calls f with every non-empty line of path and its byte offset;
+// the slice is only valid during the call. The file is read through one
+// buffer, not mapped: mapped pages of a 3 GB history would count as the
+// checker's resident memory.
+func eachLine(path string, f func(line []byte, at int64) error) error {
 	fh, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("read history: %w", err)
 	}
 	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return fmt.Errorf("read history: %w", err)
-	}
-	if st.Size() == 0 {
-		return nil
-	}
-	data, err := syscall.Mmap(int(fh.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		return fmt.Errorf("map history %s: %w", path, err)
-	}
-	defer func() { _ = syscall.Munmap(data) }()
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
-		line := data
-		if i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	var at int64
+	for sc.Scan() {
+		line := sc.Bytes()
+		pos := at
+		at += int64(len(line)) + 1
 		if len(line) == 0 {
 			continue
 		}
-		if err := f(line); err != nil {
+		if err := f(line, pos); err != nil {
 			return err
 		}
 	}
-	if atEnd != nil {
-		return atEnd()
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read history %s: %w", path, err)
 	}
 	return nil
+}
+
+// lineAt reads the line that starts at offset at of path.
+func lineAt(path string, at int64) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read history: %w", err)
+	}
+	defer fh.Close()
+	if _, err := fh.Seek(at, 0); err != nil {
+		return nil, fmt.Errorf("read history: %w", err)
+	}
+	line, err := bufio.NewReader(fh).ReadBytes('\n')
+	if err != nil && len(line) == 0 {
+		return nil, fmt.Errorf("read history %s at %d: %w", path, at, err)
+	}
+	return bytes.TrimSuffix(line, []byte("\n")), nil
 }
 
 // workerOf interns the worker names of consecutive lines (a file is mostly
@@ -150,7 +151,7 @@ func passA(paths []string, ws *Workers, nIDs int) (*histories, error) {
 			}
 			sent = sent[:0]
 		}
-		err := eachLine(p, func(line []byte) error {
+		err := eachLine(p, func(line []byte, _ int64) error {
 			scanHeader(line, &li)
 			li.ids = li.ids[:0]
 			if f := string(li.f); f == history.FPoll && string(li.typ) == string(history.OK) || f == history.FSend ||
@@ -278,7 +279,6 @@ func closeOver(h *histories, sel *selection) {
 func passB(paths []string, ws *Workers, sel *selection) (history.History, error) {
 	var out history.History
 	var li lineInfo
-	var last []byte
 	wo := &workerOf{ws: ws}
 	var lastKey txnKey
 	lastSel, haveKey := false, false
@@ -299,7 +299,8 @@ func passB(paths []string, ws *Workers, sel *selection) (history.History, error)
 	}
 	for _, p := range paths {
 		lastKept, first, afterFault, nextPoll := true, true, false, false
-		err := eachLineThen(p, func(line []byte) error {
+		var lastAt int64
+		err := eachLine(p, func(line []byte, at int64) error {
 			scanLine(line, &li)
 			if string(li.f) == history.FFaultFired {
 				afterFault = true
@@ -326,18 +327,22 @@ func passB(paths []string, ws *Workers, sel *selection) (history.History, error)
 			}
 			first, lastKept = false, keep
 			if !keep {
-				last = line // valid until the file is unmapped, after atEnd
+				lastAt = at
 				return nil
 			}
 			return decode(p, line)
-		}, func() error {
-			if !lastKept {
-				return decode(p, last)
-			}
-			return nil
 		})
 		if err != nil {
 			return nil, err
+		}
+		if !lastKept {
+			line, err := lineAt(p, lastAt)
+			if err != nil {
+				return nil, err
+			}
+			if err := decode(p, line); err != nil {
+				return nil, err
+			}
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].TS < out[j].TS })
