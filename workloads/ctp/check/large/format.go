@@ -1,21 +1,17 @@
 // Package large is the checker's path for runs too large to hold in memory:
 // the read-back is streamed to compact binary files while the topics are
-// read, and checked from them in passes over dense per-id arrays, a few
-// bytes per record instead of the in-memory index's ~1.4 KB.
+// read (ReadCell), and checked from them and the workers' history files
+// (Check) in passes that keep about 20 bytes per record, instead of the
+// in-memory index's ~1.4 KB.
 //
 // Record ids are ctp.InputID's r-%06d keys, so an id is encoded as its number
-// and the per-id state lives in arrays indexed by it; a key that is not of
-// that form is no input id (a phantom) and is kept only as a count and an
-// example.
+// and the per-id state lives in arrays indexed by it; an output key that is
+// not of that form is no input id (a phantom) and is kept whole, with the
+// other outputs the compact form cannot rebuild, in OddFile.
 //
-// What this first cut covers: the record-level sub-checkers (input, loss and
-// unseen, duplicates, phantoms, output-content) and the transaction-level
-// aborted-reads and torn-transactions, from a compact per-transaction file the
-// histories are reduced to. Not yet: the causes that need the whole history
-// (duplicate vs duplicate-unexplained, lost vs lost-after-commit, archived),
-// redelivered-while-pending, fault-points and zombie-commits: the plan is a
-// second pass running the in-memory checker on the sub-observation of the few
-// suspicious ids and transactions this pass finds.
+// The judgement is the in-memory checker's own: the passes select every
+// record and transaction that is not plain, and check.RunSubset judges that
+// sub-observation (Check's comment says what plain means).
 package large
 
 import (
