@@ -6,7 +6,7 @@ BIN      := bin/sharechaos
 export TESTCONTAINERS_RYUK_DISABLED := true
 export TESTCONTAINERS_HOST_OVERRIDE := 127.0.0.1
 
-.PHONY: build chaos nightly test test-short lint images bench clean refbroker test-refbroker mutants
+.PHONY: bench-checker build chaos nightly test test-short lint images bench clean refbroker test-refbroker mutants
 
 build: refbroker
 	$(GO) build -ldflags "-X main.revision=$$(git rev-parse HEAD 2>/dev/null)" -o $(BIN) ./cmd/sharechaos
@@ -64,3 +64,11 @@ bench: build
 
 clean:
 	rm -rf bin runs
+
+## bench-checker: the large-run checker on a synthetic stored run of RECORDS
+## records (made once into build/bench-checker/RECORDS, then reused): prints
+## `checker records=N bytes_per_record=B check_vs_read=R`.
+RECORDS ?= 10000000
+bench-checker:
+	$(GO) build -o bin/benchchecker ./cmd/benchchecker
+	bin/benchchecker -records $(RECORDS) -cache build/bench-checker

@@ -33,6 +33,8 @@ type Result struct {
 	// Thresholds are the run's thresholds as judged (qualification); added
 	// after the first cut.
 	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
+	// ClusterStartS is how long the cluster took to start.
+	ClusterStartS float64 `json:"cluster_start_s,omitempty"`
 }
 
 // Cell is one (scenario, mode, backend, realization, repeat).
@@ -61,6 +63,11 @@ type Cell struct {
 	Latency map[string]Percentiles `json:"latency,omitempty"`
 	// Notes are warnings for people (fallbacks, quality of the run).
 	Notes []string `json:"notes,omitempty"`
+	// Phases are the cell's phase times in order (PhaseTopicSetup...), and
+	// WaitsS the part of its wall time spent in waits the scenario needs
+	// (a lock or transaction timeout, a stall, a restart, a fault held).
+	Phases []Phase `json:"phases,omitempty"`
+	WaitsS float64 `json:"unavoidable_waits_s,omitempty"`
 }
 
 // Name is scenario/mode/backend[/realization] (CONTRACT.md "Names").

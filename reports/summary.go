@@ -61,6 +61,8 @@ func WriteSummary(w io.Writer, r Result) error {
 
 	writeAnomalies(bw, r.Runs)
 	writeLatencyTable(bw, r.Runs)
+	writeFlakeTable(bw, r.Runs)
+	writePhaseTable(bw, r)
 
 	var notes []string
 	for _, c := range r.Runs {

@@ -53,6 +53,7 @@ type cellRun struct {
 	report *faults.Report
 	// cleanupErr is a heal that failed after the cell (cleanup.go).
 	cleanupErr error
+	phases     phaseTimer
 }
 
 // runCell runs one cell to its verdict. It never returns an error: whatever
@@ -117,7 +118,9 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 	if err := saveObservation(r.dir, obs); err != nil {
 		cell.Notes = append(cell.Notes, err.Error())
 	}
+	r.phases.begin(reports.PhaseCheck)
 	judgeCell(&cell, *obs, r.plan.scenario)
+	r.timePhases(&cell, obs.History)
 	if r.report != nil {
 		for _, h := range r.report.Healed {
 			cell.Fault.Healed = append(cell.Fault.Healed, h.UTC())
@@ -146,12 +149,14 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 	// fault left, then delete the cell's topics and group.
 	defer r.cleanUp(ctx, admin)
 
+	r.phases.begin(reports.PhaseTopicSetup)
 	sctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	err = ctp.Setup(sctx, admin, r.topo, ctp.GroupConfig{Lock: o.Lock, DeliveryLimit: harness.DeliveryLimit})
 	cancel()
 	if err != nil {
 		return nil, "", fmt.Errorf("set up cell: %w", err)
 	}
+	r.phases.begin(reports.PhaseSeeding)
 	sctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
 	r.prog.setPhase(r.plan, PhaseSeeding)
 	err = ctp.Seed(sctx, r.c.Bootstrap(), r.topo.InputTopic, o.Records, cluster.ClientOpts(r.c)...)
@@ -162,11 +167,13 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 	r.timeline.Record(history.Event{Type: history.OK, F: history.FSeed, Attrs: map[string]string{
 		"records": fmt.Sprint(o.Records), "topic": r.topo.InputTopic}})
 
+	r.phases.begin(reports.PhaseWorkersStart)
 	ws := r.workerSet()
 	if err := ws.start(); err != nil {
 		return nil, "", err
 	}
 	r.prog.setPhase(r.plan, PhaseLoad)
+	r.phases.begin(reports.PhaseLoad)
 	stopped := false
 	stopWorkers := func() {
 		if !stopped {
@@ -217,12 +224,14 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 		return nil, "", fmt.Errorf("inject %s: %w", r.plan.name(), faultErr)
 	}
 	// A last moment for acks in flight, then stop the workers gracefully.
+	r.phases.begin(reports.PhaseTeardown)
 	time.Sleep(time.Second)
 	stopWorkers()
 	if err := ws.failure(); err != nil {
 		return nil, "", err
 	}
 
+	r.phases.begin(reports.PhaseReadBack)
 	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
 	defer cancel()
 	obs, err := r.observe(octx, admin)

@@ -140,12 +140,23 @@ func RecheckWith(dir string, cat scenarios.Catalog) (reports.Result, []string, e
 		return reports.Result{}, nil, fmt.Errorf("recheck: %w", err)
 	}
 	var changed []string
+	sp, planned, err := readPlan(dir)
+	if err != nil {
+		return reports.Result{}, nil, fmt.Errorf("recheck: %w", err)
+	}
+	var unfinished []string
+	if planned {
+		res, unfinished = addUnfinished(res, sp)
+	}
 	for i, c := range res.Runs {
 		nc := recheckCell(dir, c, cat)
 		if nc.Verdict != c.Verdict || nc.Counts != c.Counts {
 			changed = append(changed, fmt.Sprintf("%s: %s -> %s", c.Name(), c.Verdict, nc.Verdict))
 		}
 		res.Runs[i] = nc
+	}
+	for _, n := range unfinished {
+		changed = append(changed, "never finished: "+n)
 	}
 	res.Thresholds = recheckThresholds(res)
 	return judgeRun(res), changed, nil

@@ -45,8 +45,10 @@ func Run(ctx context.Context, opts Options) (reports.Result, error) {
 	res.Backend, res.BackendWhy = b.Name, b.Why
 	fmt.Fprintf(o.Progress, "sharechaos run: seed %d, backend %s (%s), run directory %s\n", o.Seed, b.Name, b.Why, o.Out)
 	res.Command = replayLine(o.Command, b.Name, o.Seed)
+	clusterStart := time.Now()
 	c, err := harness.StartBackend(ctx, b, harness.StartOptions{Brokers: o.Brokers, RunID: runID, Dir: o.Out, Lock: o.Lock, Log: o.Log,
 		External: o.External, KafkaImage: o.KafkaImage})
+	res.ClusterStartS = time.Since(clusterStart).Seconds()
 	if err != nil {
 		res.Interrupted = ctx.Err() != nil
 		res.Runs = append(res.Runs, reports.Cell{Scenario: "cluster", Backend: b.Name, Verdict: verdict.HarnessError,
@@ -75,6 +77,12 @@ func Run(ctx context.Context, opts Options) (reports.Result, error) {
 		}
 		return reports.Result{ExitCode: verdict.ExitUsage}, err
 	}
+	if err := writePlan(o.Out, c.Name(), plans); err != nil {
+		o.Log.Warn("write plan", "err", err)
+	}
+	started0 := res
+	started0.Interrupted = true
+	_ = writeResult(o.Out, finishResult(started0, started))
 	prog := newProgress(o, len(plans))
 	var mu sync.Mutex
 	done := func(p cellPlan, cell reports.Cell) {

@@ -126,6 +126,10 @@ func runRun(cmd *cobra.Command, rf *runFlags, rawArgs []string, stdout, stderr i
 		fmt.Fprintf(stderr, "sharechaos run: %v\n", err)
 		return verdict.ExitHarnessError
 	}
+	reports.WriteFlakeText(stdout, res.Runs)
+	if line := reports.TimeLine(res); line != "" {
+		fmt.Fprintf(stdout, "\n%s\n", line)
+	}
 	fmt.Fprintf(stdout, "\n%s: %s\nseed %d, backend %s (%s), %.0fs\n",
 		res.Verdict, res.Verdict.Words(), res.Seed, res.Backend, res.BackendWhy, time.Since(start).Seconds())
 	printFailedThresholds(stdout, res.Thresholds)

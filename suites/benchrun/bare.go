@@ -13,7 +13,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharechaos/sharechaos/bench"
-	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
@@ -27,11 +26,12 @@ import (
 // same way: from the transaction's intended start to the commit returned.
 //
 // The "bare" loop makes the same client calls as ctp's worker (Produce each
-// output, wait for every promise, Flush, commit), so its ratio to the
-// instrumented loop is the cost of histories, recorder and driver. The
-// "bare-sync" variant produces with ProduceSync instead, which flushes at once
-// rather than waiting out kgo's default 10 ms linger: the difference between
-// the two is what the worker's produce pattern costs, not the harness.
+// output, wait for every promise, Flush, commit) on clients built from the
+// same options (ctp.WorkerConfig.ConsumerOpts and ProducerOpts: linger 0, the
+// same fetch sizes, wait and timeouts), so its ratio to the instrumented loop
+// is the cost of histories, recorder and driver. The "bare-sync" variant
+// produces with ProduceSync instead: the difference between the two is what
+// the worker's produce pattern costs, not the harness.
 
 // bareSample is one bare transaction: its intended start and its latency.
 type bareSample struct {
@@ -69,6 +69,18 @@ func runBare(ctx context.Context, env *benchEnv, p benchPlan, dir string, res be
 	if err != nil {
 		return fail(err)
 	}
+	// The instrumented runs read their outputs as they commit (the tail
+	// reader, for e2e_latency): a read_committed consumer long-polling the
+	// same brokers. The bare loop runs beside the same reader, so the ratio
+	// of the two is the loop's instrumentation, not the e2e measurement's
+	// load on the cluster (embedded kfake on 2 busy cores, 5 repeats: 1.18
+	// and 1.20 at batch 1 and 10 without it here, 1.10 and 1.17 with it,
+	// neither of the latter significant).
+	tail, err := startTailReader(ctx, env.c, topo.OutputTopic)
+	if err != nil {
+		return fail(err)
+	}
+	defer tail.close()
 	workers := make([]*bareWorker, o.Workers)
 	defer func() {
 		for _, w := range workers {
@@ -78,7 +90,7 @@ func runBare(ctx context.Context, env *benchEnv, p benchPlan, dir string, res be
 		}
 	}()
 	for i := range workers {
-		w, err := openBareWorker(ctx, env.c, topo, i+1, p.batch)
+		w, err := openBareWorker(ctx, benchWorkerConfig(env.c, topo, p, i+1, dir))
 		if w != nil {
 			w.sync = p.bareSync
 		}
@@ -150,18 +162,21 @@ type bareWorker struct {
 	seq                int64
 }
 
-func openBareWorker(ctx context.Context, c cluster.Cluster, topo ctp.Topology, slot, batch int) (*bareWorker, error) {
-	w := &bareWorker{slot: slot, batch: batch}
-	var err error
-	w.consumer, err = cluster.NewClient(c, kgo.ClientID("sharechaos-bare-"+strconv.Itoa(slot)),
-		kgo.ShareGroup(topo.Group), kgo.ConsumeTopics(topo.InputTopic),
-		kgo.ShareMaxRecords(int32(batch)), kgo.ShareMaxRecordsStrict(), kgo.FetchMaxWait(100*time.Millisecond))
+func openBareWorker(ctx context.Context, cfg ctp.WorkerConfig) (*bareWorker, error) {
+	w := &bareWorker{slot: cfg.Slot, batch: int(cfg.MaxRecords)}
+	copts, err := cfg.ConsumerOpts()
 	if err != nil {
 		return nil, fmt.Errorf("open bare loop: %w", err)
 	}
-	w.producer, err = cluster.NewClient(c, kgo.ClientID("sharechaos-bare-"+strconv.Itoa(slot)+"-producer"),
-		kgo.TransactionalID(topo.TransactionalID(slot)), kgo.TransactionTimeout(benchTxnTimeout),
-		kgo.DefaultProduceTopic(topo.OutputTopic))
+	popts, err := cfg.ProducerOpts()
+	if err != nil {
+		return nil, fmt.Errorf("open bare loop: %w", err)
+	}
+	w.consumer, err = kgo.NewClient(copts...)
+	if err != nil {
+		return nil, fmt.Errorf("open bare loop: %w", err)
+	}
+	w.producer, err = kgo.NewClient(popts...)
 	if err != nil {
 		w.close()
 		return nil, fmt.Errorf("open bare loop: %w", err)

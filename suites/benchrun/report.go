@@ -237,7 +237,7 @@ func harnessOverhead(b *reports.Bench, results []benchResult, alpha float64) flo
 		}
 		if r.plan.bareSync {
 			if r.run.Error == "" && len(r.bare) > 0 {
-				b.Notes = append(b.Notes, fmt.Sprintf("bare franz-go loop producing with ProduceSync (no wait for kgo's 10 ms default linger), batch %d: txn_total_duration p50 %.3f ms (one run, %d transactions); its gap to the bare loop with the worker's produce pattern is the workload's produce pattern, not the harness",
+				b.Notes = append(b.Notes, fmt.Sprintf("bare franz-go loop producing with ProduceSync (one call that flushes; same client options), batch %d: txn_total_duration p50 %.3f ms (one run, %d transactions); its gap to the bare loop with the worker's produce pattern is the workload's produce pattern, not the harness",
 					r.plan.batch, p50, len(r.bare)))
 			}
 			continue

@@ -290,15 +290,22 @@ func dropTopology(ctx context.Context, env *benchEnv, topo ctp.Topology) {
 }
 
 func (r *benchRunner) workerConfig(slot int) ctp.WorkerConfig {
+	return benchWorkerConfig(r.env.c, r.topo, r.plan, slot, r.dir)
+}
+
+// benchWorkerConfig is worker slot's configuration in plan; the bare loop
+// builds its clients from it too (ctp.WorkerConfig.ConsumerOpts and
+// ProducerOpts), so both loops use the same client settings.
+func benchWorkerConfig(c cluster.Cluster, topo ctp.Topology, plan benchPlan, slot int, dir string) ctp.WorkerConfig {
 	return ctp.WorkerConfig{
-		Client:    cluster.ClientConfigOf(r.env.c),
-		Bootstrap: r.env.c.Bootstrap(), Group: r.topo.Group, InputTopic: r.topo.InputTopic,
-		OutputTopic: r.topo.OutputTopic, LedgerTopic: r.topo.LedgerTopic,
-		TransactionalID: r.topo.TransactionalID(slot),
-		Mode:            r.plan.mode, Realization: r.plan.realization,
+		Client:    cluster.ClientConfigOf(c),
+		Bootstrap: c.Bootstrap(), Group: topo.Group, InputTopic: topo.InputTopic,
+		OutputTopic: topo.OutputTopic, LedgerTopic: topo.LedgerTopic,
+		TransactionalID: topo.TransactionalID(slot),
+		Mode:            plan.mode, Realization: plan.realization,
 		Slot: slot, Incarnation: 1,
-		HistoryPath: filepath.Join(r.dir, "histories"),
-		MaxRecords:  int32(r.plan.batch),
+		HistoryPath: filepath.Join(dir, "histories"),
+		MaxRecords:  int32(plan.batch),
 		TxnTimeout:  ctp.Duration(benchTxnTimeout),
 	}
 }

@@ -65,19 +65,38 @@ func Drained(start, end map[int32]int64) bool {
 }
 
 // ReadTopic reads every record of topic from the start to the end offsets
-// listed when it begins. readCommitted selects the isolation level. The end is
-// found by position, not by seeing offset end-1 (which may be a control
-// record): a partition is done once a fetch reports a stable offset at or past
-// its end and the client has gone quiet.
+// listed when it begins (EachRecord), into memory.
 func ReadTopic(ctx context.Context, bootstrap []string, topic string, readCommitted bool, extra ...kgo.Opt) ([]*kgo.Record, error) {
+	var out []*kgo.Record
+	err := EachRecord(ctx, bootstrap, topic, readCommitted, func(r *kgo.Record) error {
+		out = append(out, r)
+		return nil
+	}, extra...)
+	return out, err
+}
+
+// readStall bounds how long a read-back waits without a record while some
+// partition is not yet at its end.
+const readStall = 60 * time.Second
+
+// EachRecord calls f with every record of topic from the start to the end
+// offsets listed when it begins, as the fetches bring them, so a large
+// read-back can be streamed to disk (workloads/ctp/check/large) instead of
+// held. readCommitted selects the isolation level. The end is found by
+// position, not by seeing offset end-1 (which may be a control record): a
+// partition is done once a fetch reports a stable offset at or past its end
+// and the client has gone quiet. It gives up after readStall without
+// progress (not after a fixed time: 10 million outputs take minutes). extra
+// are the cluster's client settings (TLS, SASL).
+func EachRecord(ctx context.Context, bootstrap []string, topic string, readCommitted bool, f func(*kgo.Record) error, extra ...kgo.Opt) error {
 	adm, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap...)}, extra...)...)
 	if err != nil {
-		return nil, fmt.Errorf("read topic %s: %w", topic, err)
+		return fmt.Errorf("read topic %s: %w", topic, err)
 	}
 	ends, err := kadm.NewClient(adm).ListEndOffsets(ctx, topic)
 	adm.Close()
 	if err != nil {
-		return nil, fmt.Errorf("read topic %s: list end offsets: %w", topic, err)
+		return fmt.Errorf("read topic %s: list end offsets: %w", topic, err)
 	}
 	want := map[int32]int64{}
 	ends.Each(func(o kadm.ListedOffset) {
@@ -86,7 +105,7 @@ func ReadTopic(ctx context.Context, bootstrap []string, topic string, readCommit
 		}
 	})
 	if len(want) == 0 {
-		return nil, nil
+		return nil
 	}
 	parts := map[int32]kgo.Offset{}
 	for p := range want {
@@ -101,24 +120,23 @@ func ReadTopic(ctx context.Context, bootstrap []string, topic string, readCommit
 	}
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
-		return nil, fmt.Errorf("read topic %s: %w", topic, err)
+		return fmt.Errorf("read topic %s: %w", topic, err)
 	}
 	defer cl.Close()
 
-	var out []*kgo.Record
 	stable := map[int32]bool{}
-	deadline := time.Now().Add(60 * time.Second)
 	quietSince := time.Now()
 	for {
 		pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 		fs := cl.PollFetches(pctx)
 		cancel()
 		if ctx.Err() != nil {
-			return out, ctx.Err()
+			return ctx.Err()
 		}
 		got := 0
+		var ferr error
 		fs.EachPartition(func(p kgo.FetchTopicPartition) {
-			if p.Err != nil {
+			if p.Err != nil || ferr != nil {
 				return
 			}
 			if p.LastStableOffset >= want[p.Partition] || (!readCommitted && p.HighWatermark >= want[p.Partition]) {
@@ -128,18 +146,23 @@ func ReadTopic(ctx context.Context, bootstrap []string, topic string, readCommit
 				if r.Offset >= want[p.Partition]-1 {
 					stable[p.Partition] = true
 				}
-				out = append(out, r)
+				if ferr = f(r); ferr != nil {
+					return
+				}
 				got++
 			}
 		})
+		if ferr != nil {
+			return fmt.Errorf("read topic %s: %w", topic, ferr)
+		}
 		if got > 0 {
 			quietSince = time.Now()
 		}
 		if len(stable) == len(want) && time.Since(quietSince) > 700*time.Millisecond {
-			return out, nil
+			return nil
 		}
-		if time.Now().After(deadline) {
-			return out, fmt.Errorf("read topic %s: not at its end after 60s (%d of %d partitions stable)", topic, len(stable), len(want))
+		if time.Since(quietSince) > readStall {
+			return fmt.Errorf("read topic %s: not at its end, nothing read for %s (%d of %d partitions stable)", topic, readStall, len(stable), len(want))
 		}
 	}
 }
@@ -166,18 +189,23 @@ func ReadOutputs(ctx context.Context, bootstrap []string, topic string, extra ..
 	}
 	out := make([]Output, len(rs))
 	for i, r := range rs {
-		o := Output{Key: string(r.Key), Value: string(r.Value), Partition: r.Partition, Offset: r.Offset}
-		for _, h := range r.Headers {
-			switch h.Key {
-			case HeaderSrc:
-				o.Src = string(h.Value)
-			case HeaderWorker:
-				o.Worker = string(h.Value)
-			case HeaderTxn:
-				o.Txn, _ = strconv.ParseInt(string(h.Value), 10, 64)
-			}
-		}
-		out[i] = o
+		out[i] = OutputOf(r)
 	}
 	return out, nil
+}
+
+// OutputOf is the output an output-topic record is.
+func OutputOf(r *kgo.Record) Output {
+	o := Output{Key: string(r.Key), Value: string(r.Value), Partition: r.Partition, Offset: r.Offset}
+	for _, h := range r.Headers {
+		switch h.Key {
+		case HeaderSrc:
+			o.Src = string(h.Value)
+		case HeaderWorker:
+			o.Worker = string(h.Value)
+		case HeaderTxn:
+			o.Txn, _ = strconv.ParseInt(string(h.Value), 10, 64)
+		}
+	}
+	return o
 }

@@ -64,7 +64,7 @@ func checkLoss(s *state) *part {
 	if p.counts.Unseen > 0 {
 		p.unknown = fmt.Sprintf("%d of %d input ids unseen: no committed output and the share "+
 			"group was not done with them when the drain ended (liveness, not safety)",
-			p.counts.Unseen, len(s.ids))
+			p.counts.Unseen, s.inputCount())
 		if len(unknownStart) > 0 {
 			parts := make([]int32, 0, len(unknownStart))
 			for q := range unknownStart {

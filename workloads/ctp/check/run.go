@@ -53,8 +53,8 @@ func runCheckers(s *state, allowed Allowed, cs []checker) Result {
 // UNKNOWN: nothing seeded is nothing judged.
 func checkInput(s *state) *part {
 	p := newPart()
-	p.counts.Input = len(s.ids)
-	if len(s.ids) == 0 {
+	p.counts.Input = s.inputCount()
+	if s.inputCount() == 0 {
 		p.unknown = "no input record was observed: nothing to judge"
 	}
 	return p

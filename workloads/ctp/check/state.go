@@ -52,6 +52,8 @@ type state struct {
 	lastPoll map[workerRecord]delivery
 	firstTS  int64
 	faults   []FaultFiring
+	// whole is set when the observation is a part of a cell (RunSubset).
+	whole *Whole
 }
 
 // workerRecord is one record as one worker incarnation holds it.

@@ -1,0 +1,87 @@
+package reports
+
+import (
+	"bufio"
+	"fmt"
+	"strings"
+)
+
+// Phase names, in the order a cell goes through them (result.json "phases").
+// A cell without a fault has no fault or heal phase; fault, heal and drain
+// are cut out of the load by the fault's own firing and healing times.
+const (
+	PhaseTopicSetup   = "topic-setup"
+	PhaseSeeding      = "seeding"
+	PhaseWorkersStart = "workers-start"
+	PhaseLoad         = "load"
+	PhaseFault        = "fault"
+	PhaseHeal         = "heal"
+	PhaseDrain        = "drain"
+	PhaseTeardown     = "teardown"
+	PhaseReadBack     = "read-back"
+	PhaseCheck        = "check"
+)
+
+// Phase is how long one phase of a cell took.
+type Phase struct {
+	Name      string  `json:"name"`
+	DurationS float64 `json:"duration_s"`
+}
+
+// phaseOrder is every phase name, for the summary's columns.
+var phaseOrder = []string{PhaseTopicSetup, PhaseSeeding, PhaseWorkersStart, PhaseLoad, PhaseFault, PhaseHeal,
+	PhaseDrain, PhaseTeardown, PhaseReadBack, PhaseCheck}
+
+// writePhaseTable writes the cells' phase times and the run's wall time next
+// to the serial sum of its unavoidable waits.
+func writePhaseTable(w *bufio.Writer, r Result) {
+	has := false
+	for _, c := range r.Runs {
+		has = has || len(c.Phases) > 0
+	}
+	if !has {
+		return
+	}
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	p("## Where the time went\n\n")
+	p("%s.\n\n", TimeLine(r))
+	p("| cell | repeat | %s | waits | total |\n|---|---|%s---|---|\n", strings.Join(phaseOrder, " | "),
+		strings.Repeat("---|", len(phaseOrder)))
+	for _, c := range r.Runs {
+		if len(c.Phases) == 0 {
+			continue
+		}
+		by := map[string]float64{}
+		for _, ph := range c.Phases {
+			by[ph.Name] += ph.DurationS
+		}
+		p("| %s | %d |", md(c.Name()), c.Repeat)
+		for _, n := range phaseOrder {
+			if v, ok := by[n]; ok {
+				p(" %.1f |", v)
+			} else {
+				p(" |")
+			}
+		}
+		p(" %.1f | %.1f |\n", c.WaitsS, c.DurationS)
+	}
+	p("\n")
+}
+
+// TimeLine is the run's wall time next to the serial sum of its cells and of
+// their unavoidable waits; "" for a run without phase times.
+func TimeLine(r Result) string {
+	var waits, cells float64
+	has := false
+	for _, c := range r.Runs {
+		waits += c.WaitsS
+		cells += c.DurationS
+		has = has || len(c.Phases) > 0
+	}
+	if !has {
+		return ""
+	}
+	return fmt.Sprintf("wall time %s (cluster start %s); the cells' serial sum %s, of which unavoidable waits "+
+		"(lock and transaction timeouts, stalls, restarts, faults held) %s",
+		seconds(r.DurationS), seconds(r.ClusterStartS), seconds(cells), seconds(waits))
+}

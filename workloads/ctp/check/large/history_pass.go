@@ -1,0 +1,372 @@
+package large
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"github.com/sharechaos/sharechaos/internal/history"
+)
+
+// historyFiles lists a cell's history files in the order history.ReadDir
+// reads them.
+func historyFiles(dir string) ([]string, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil {
+		return nil, fmt.Errorf("list histories: %w", err)
+	}
+	sort.Strings(paths)
+	return paths, nil
+}
+
+// eachLine calls f with every non-empty line of path and its byte offset;
+// the slice is only valid during the call. The file is read through one
+// buffer, not mapped: mapped pages of a 3 GB history would count as the
+// checker's resident memory.
+func eachLine(path string, f func(line []byte, at int64) error) error {
+	fh, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("read history: %w", err)
+	}
+	defer fh.Close()
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	var at int64
+	for sc.Scan() {
+		line := sc.Bytes()
+		pos := at
+		at += int64(len(line)) + 1
+		if len(line) == 0 {
+			continue
+		}
+		if err := f(line, pos); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read history %s: %w", path, err)
+	}
+	return nil
+}
+
+// lineAt reads the line that starts at offset at of path.
+func lineAt(path string, at int64) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read history: %w", err)
+	}
+	defer fh.Close()
+	if _, err := fh.Seek(at, 0); err != nil {
+		return nil, fmt.Errorf("read history: %w", err)
+	}
+	line, err := bufio.NewReader(fh).ReadBytes('\n')
+	if err != nil && len(line) == 0 {
+		return nil, fmt.Errorf("read history %s at %d: %w", path, at, err)
+	}
+	return bytes.TrimSuffix(line, []byte("\n")), nil
+}
+
+// workerOf interns the worker names of consecutive lines (a file is mostly
+// one worker's) without a map lookup per line.
+type workerOf struct {
+	ws   *Workers
+	last []byte
+	idx  uint32
+	ok   bool
+}
+
+func (w *workerOf) of(name []byte) uint32 {
+	if !w.ok || !bytes.Equal(name, w.last) {
+		w.last, w.idx, w.ok = append(w.last[:0], name...), w.ws.Of(string(name)), true
+	}
+	return w.idx
+}
+
+// txnState is one transaction as its worker saw it (the in-memory checker's
+// txnInfo, reduced to what selects the transactions worth judging in full).
+type txnState struct {
+	commitAt  int64
+	sent      uint32
+	visible   uint32
+	sawCommit bool
+	sawAbort  bool
+	invoked   bool
+}
+
+func (t *txnState) outcome() uint32 {
+	switch {
+	case t.sawAbort:
+		return txnAborted
+	case t.sawCommit:
+		return txnCommitted
+	case t.invoked:
+		return txnUnknown
+	}
+	return txnNeverCommitted
+}
+
+// txnKey names a transaction by worker index and sequence number.
+type txnKey uint64
+
+func keyOf(worker uint32, txn int64) txnKey { return txnKey(uint64(worker)<<32 | uint64(uint32(txn))) }
+
+// histories is what pass A keeps of the histories.
+type histories struct {
+	txns   map[txnKey]uint32 // index into states
+	states []txnState
+	keys   []txnKey // states' keys, by index
+	// txnOf is, per id number, the first transaction (index+1; 0 none) whose
+	// send, txn-acks or commit named it, and more the further ones (rare:
+	// a redelivered or re-sent record), so the selection closes over
+	// transactions without another pass over the histories.
+	txnOf []uint32
+	more  map[uint32][]uint32
+	polls []uint8 // per id number: poll ok events that carried it (saturating)
+	// starts is each worker's first start event.
+	starts map[string]int64
+}
+
+// passA reads every history once, without decoding it: each transaction's
+// outcome, distinct sent ids and commit time; how often each id was polled;
+// when each worker started.
+func passA(paths []string, ws *Workers, nIDs int) (*histories, error) {
+	h := &histories{txns: map[txnKey]uint32{}, polls: make([]uint8, nIDs), starts: map[string]int64{},
+		txnOf: make([]uint32, nIDs), more: map[uint32][]uint32{}}
+	var li lineInfo
+	var sent []uint32
+	wo := &workerOf{ws: ws}
+	for _, p := range paths {
+		var cur *txnState
+		var curKey txnKey
+		var curIdx uint32
+		flush := func() {
+			if cur != nil {
+				slices.Sort(sent)
+				cur.sent += uint32(len(slices.Compact(sent)))
+			}
+			sent = sent[:0]
+		}
+		err := eachLine(p, func(line []byte, _ int64) error {
+			scanHeader(line, &li)
+			li.ids = li.ids[:0]
+			if f := string(li.f); f == history.FPoll && string(li.typ) == string(history.OK) || f == history.FSend ||
+				f == history.FTxnAcks || f == history.FCommit {
+				scanIDs(line, &li)
+			}
+			switch string(li.f) {
+			case history.FPoll:
+				if string(li.typ) == string(history.OK) {
+					for _, id := range li.ids {
+						if int(id) < len(h.polls) && h.polls[id] < 255 {
+							h.polls[id]++
+						}
+					}
+				}
+			case history.FStart:
+				w := string(li.worker)
+				if _, seen := h.starts[w]; !seen {
+					h.starts[w] = li.ts
+				}
+			}
+			if li.txn == 0 {
+				return nil
+			}
+			k := keyOf(wo.of(li.worker), li.txn)
+			if cur == nil || k != curKey {
+				flush()
+				i, ok := h.txns[k]
+				if !ok {
+					i = uint32(len(h.states))
+					h.txns[k] = i
+					h.states = append(h.states, txnState{})
+					h.keys = append(h.keys, k)
+				}
+				cur, curKey = &h.states[i], k
+				curIdx = i
+			}
+			if f := string(li.f); f == history.FSend || f == history.FTxnAcks || f == history.FCommit {
+				h.note(li.ids, curIdx)
+			}
+			typ := string(li.typ)
+			switch string(li.f) {
+			case history.FSend:
+				sent = append(sent, li.ids...)
+			case history.FCommit:
+				if typ == string(history.Invoke) && cur.commitAt == 0 {
+					cur.commitAt = li.ts
+				}
+				cur.invoked = true
+				switch typ {
+				case string(history.OK):
+					cur.sawCommit = true
+				case string(history.Fail):
+					cur.sawAbort = true
+				}
+			case history.FAbort:
+				if typ == string(history.OK) {
+					cur.sawAbort = true
+				}
+			}
+			return nil
+		})
+		flush()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// note records that the transaction with index i named ids.
+func (h *histories) note(ids []uint32, i uint32) {
+	for _, id := range ids {
+		if int(id) >= len(h.txnOf) {
+			continue
+		}
+		switch first := h.txnOf[id]; {
+		case first == 0:
+			h.txnOf[id] = i + 1
+		case first != i+1 && !slices.Contains(h.more[id], i):
+			h.more[id] = append(h.more[id], i)
+		}
+	}
+}
+
+// closeOver extends the selection to every transaction that named a
+// selected id, then to every id those transactions named: a selected
+// transaction is judged with all its records, a selected record with all its
+// transactions. The ids added are plain (one poll, one valid output), so
+// they have no transaction besides the one that added them.
+func closeOver(h *histories, sel *selection) {
+	for id := range h.txnOf {
+		if !sel.hasID(uint32(id)) {
+			continue
+		}
+		if t := h.txnOf[id]; t != 0 {
+			sel.txns[h.keys[t-1]] = true
+		}
+		for _, t := range h.more[uint32(id)] {
+			sel.txns[h.keys[t]] = true
+		}
+	}
+	for id, t := range h.txnOf {
+		if t != 0 && sel.txns[h.keys[t-1]] {
+			sel.addID(uint32(id))
+		}
+	}
+	for id, ts := range h.more {
+		for _, t := range ts {
+			if sel.txns[h.keys[t]] {
+				sel.addID(id)
+			}
+		}
+	}
+}
+
+// passB decodes the lines the sub-observation needs (pass B2): every line
+// of a selected transaction; every line that names a selected id, its
+// record lists cut to the selected ids; the first poll after a selected
+// transaction's event (cut: a loss cause reads the worker's first poll after
+// its transaction, an implicit worker's accept); the lifecycle lines (no transaction, no
+// record); each file's first and last line (when a worker started and
+// stopped doing anything); and everything a worker did after a fault fired
+// on it (the fault-points check).
+func passB(paths []string, ws *Workers, sel *selection) (history.History, error) {
+	var out history.History
+	var li lineInfo
+	wo := &workerOf{ws: ws}
+	var lastKey txnKey
+	lastSel, haveKey := false, false
+	selected := func(k txnKey) bool {
+		if !haveKey || k != lastKey {
+			lastKey, lastSel, haveKey = k, sel.txns[k], true
+		}
+		return lastSel
+	}
+	decode := func(p string, line []byte) error {
+		var e history.Event
+		if err := json.Unmarshal(line, &e); err != nil {
+			return fmt.Errorf("read history %s: %w", p, err)
+		}
+		trim(&e, sel)
+		out = append(out, e)
+		return nil
+	}
+	for _, p := range paths {
+		lastKept, first, afterFault, nextPoll := true, true, false, false
+		var lastAt int64
+		err := eachLine(p, func(line []byte, at int64) error {
+			scanLine(line, &li)
+			if string(li.f) == history.FFaultFired {
+				afterFault = true
+			}
+			poll := string(li.f) == history.FPoll && string(li.typ) == string(history.OK)
+			selTxn := li.txn != 0 && selected(keyOf(wo.of(li.worker), li.txn))
+			keep := first || afterFault || len(li.ids) == 0 && li.txn == 0 || selTxn || poll && nextPoll
+			if poll {
+				nextPoll = false
+			}
+			if selTxn {
+				nextPoll = true
+			}
+			if string(li.f) == history.FResumed {
+				afterFault = false
+			}
+			if !keep {
+				for _, id := range li.ids {
+					if sel.hasID(id) {
+						keep = true
+						break
+					}
+				}
+			}
+			first, lastKept = false, keep
+			if !keep {
+				lastAt = at
+				return nil
+			}
+			return decode(p, line)
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !lastKept {
+			line, err := lineAt(p, lastAt)
+			if err != nil {
+				return nil, err
+			}
+			if err := decode(p, line); err != nil {
+				return nil, err
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].TS < out[j].TS })
+	return out, nil
+}
+
+// trim cuts an event's record lists to the selected ids.
+func trim(e *history.Event, sel *selection) {
+	if len(e.Records) > 0 {
+		rs := e.Records[:0]
+		for _, r := range e.Records {
+			if id := ParseID(r.ID); id == noID || sel.hasID(id) {
+				rs = append(rs, r)
+			}
+		}
+		e.Records = slices.Clip(rs)
+	}
+	if len(e.IDs) > 0 {
+		ids := e.IDs[:0]
+		for _, s := range e.IDs {
+			if id := ParseID(s); id == noID || sel.hasID(id) {
+				ids = append(ids, s)
+			}
+		}
+		e.IDs = slices.Clip(ids)
+	}
+}
