@@ -19,6 +19,10 @@ func init() { catalog = rows() }
 // come back while it is open.
 func stallPastLock(lock time.Duration) time.Duration { return lock + 3*time.Second }
 
+// outlastStall is a transaction timeout longer than stallPastLock, so that
+// the stalled transaction can still commit after its records' locks ended.
+func outlastStall(lock time.Duration) time.Duration { return 2*lock + 10*time.Second }
+
 // underLoad is a cluster fault that acts once fraction of the input is done.
 func underLoad(fraction float64, m faults.Mechanism) *ClusterFault {
 	return &ClusterFault{Mechanism: m, AfterLoad: fraction}
@@ -94,6 +98,17 @@ func rows() []Scenario {
 		// the stalled worker's next poll accepts an aborted batch".
 		{Name: "lock-expiry-during-txn", Case: "beyond", About: "a transaction held open past the acquisition lock, connection up",
 			Worker: &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionStall, Stall: stallPastLock},
+			Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort)},
+		// lock-expiry-during-txn's transaction times out before the lock ends,
+		// so it can only abort. Here the transaction timeout outlasts the
+		// stall: the worker holds its acks pending past the lock, then
+		// commits. Under the reference broker's `expire` (the KIP as written)
+		// another worker acquires the records meanwhile and processes them
+		// too (redelivered-while-pending, duplicate); under `hold` it cannot.
+		// The ledger has no lock of its own to hold either; explicit and
+		// implicit are as lock-expiry-during-txn.
+		{Name: "lock-expiry-before-commit", Case: "beyond", About: "acks pending in a transaction past the acquisition lock, then the commit (transaction timeout longer than the lock)",
+			Worker: &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionStall, Stall: stallPastLock, TxnTimeout: outlastStall},
 			Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort)},
 
 		// "no loss, no dup" / "no loss; dup allowed" / "dup allowed; loss only after an abort".

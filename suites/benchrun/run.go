@@ -22,6 +22,7 @@ import (
 	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/suites/harness"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/ctp/scsource"
 	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
 
@@ -300,6 +301,8 @@ func (r *benchRunner) workerConfig(slot int) ctp.WorkerConfig {
 		OutputTopic: r.topo.OutputTopic, LedgerTopic: r.topo.LedgerTopic,
 		TransactionalID: r.topo.TransactionalID(slot),
 		Mode:            r.plan.mode, Realization: r.plan.realization,
+		Consumer:             benchConsumer(r.plan, r.env.o.Consumer),
+		AddShareAcksToTxnKey: r.env.o.KIP1289Keys.AddShareAcksToTxn, TxnShareAcknowledgeKey: r.env.o.KIP1289Keys.TxnShareAcknowledge,
 		Slot: slot, Incarnation: 1,
 		HistoryPath: filepath.Join(r.dir, "histories"),
 		MaxRecords:  int32(r.plan.batch),
@@ -520,13 +523,10 @@ func (w *benchWorker) open(ctx context.Context) error {
 	cfg := w.base
 	cfg.Incarnation = w.inc
 	cfg.HistoryPath = filepath.Join(w.base.HistoryPath, cfg.Name()+".jsonl")
-	var newAcker ctp.NewTxnAcker
-	if cfg.Mode == ctp.Transactional {
-		newAcker = kip1289.NewTxnAcker
-	}
+	deps := ctp.Deps{NewTxnAcker: kip1289.NewTxnAcker, OpenSharechaos: scsource.Open, ProducerOpts: kip1289.ProducerOpts}
 	octx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	wk, err := ctp.NewWorker(octx, cfg, newAcker)
+	wk, err := ctp.NewWorker(octx, cfg, deps)
 	if err != nil {
 		return fmt.Errorf("start worker %s: %w", cfg.Name(), err)
 	}
@@ -562,3 +562,12 @@ func (w *benchWorker) close() {
 // maxReopens bounds how often a bench worker slot is reopened after its loop
 // failed: a slot that keeps failing must end the run, not spin.
 const maxReopens = 20
+
+// benchConsumer is a run's share consumer: the transactional mode's follows
+// its realization (ctp.WorkerConfig's default), the others take --consumer.
+func benchConsumer(p benchPlan, asked string) string {
+	if p.mode == ctp.Transactional {
+		return ""
+	}
+	return asked
+}

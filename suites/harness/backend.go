@@ -27,7 +27,10 @@ type StartOptions struct {
 	Dir string
 	// Lock is the acquisition lock, for backends that set it broker-wide.
 	Lock time.Duration
-	Log  *slog.Logger
+	// Reference is the embedded backend's reference broker (zero: stock
+	// kfake); see Common.ChooseEmbeddedBroker.
+	Reference embedded.Reference
+	Log       *slog.Logger
 }
 
 // Backend is one way to get a cluster.
@@ -112,6 +115,7 @@ func startEmbedded(ctx context.Context, o StartOptions) (cluster.Cluster, error)
 		// directory keeps only the broker's log.
 		LogPath:    filepath.Join(o.Dir, "embedded-broker.log"),
 		RecordLock: o.Lock,
+		Reference:  o.Reference,
 		BrokerConfigs: map[string]string{
 			// A SIGKILLed member keeps its partitions until its session times
 			// out (45s by default): nobody else is assigned them meanwhile, so
@@ -132,3 +136,18 @@ const (
 	shareSessionTimeout = 6 * time.Second
 	shareHeartbeat      = time.Second
 )
+
+// StartOptionsFor completes o for the chosen backend from the shared
+// settings: on embedded, the broker child (ChooseEmbeddedBroker). It returns
+// the note that names the broker for the report ("" elsewhere).
+func StartOptionsFor(c Common, ch Choice, o StartOptions) (StartOptions, string, error) {
+	if ch.Name != embedded.Name {
+		return o, "", nil
+	}
+	b, err := c.ChooseEmbeddedBroker()
+	if err != nil {
+		return o, "", err
+	}
+	o.Reference = b.Reference
+	return o, "broker: " + b.Describe() + " (" + b.Note + ")", nil
+}

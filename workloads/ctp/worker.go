@@ -19,6 +19,8 @@ import (
 // NewTxnAcker builds the transactional mode's realization for a worker. The
 // worker role's main passes it in, so that this package does not depend on the
 // KIP-1289 package (which depends on this one for the TxnAcker seam).
+// consumer is kgo's share-consumer client, nil on our share consumer
+// (WorkerConfig.Consumer).
 type NewTxnAcker func(ctx context.Context, cfg WorkerConfig, consumer *kgo.Client) (TxnAcker, error)
 
 // Worker runs the CTP loop: poll a small batch from the share group, produce
@@ -27,18 +29,12 @@ type NewTxnAcker func(ctx context.Context, cfg WorkerConfig, consumer *kgo.Clien
 type Worker struct {
 	cfg      WorkerConfig
 	rec      *history.Recorder
-	consumer *kgo.Client
+	src      ShareSource
 	producer *kgo.Client
 	acker    TxnAcker
-	newAcker NewTxnAcker
+	deps     Deps
 
 	breaker *linkBreaker
-
-	// ackErrs collects what the broker said of this worker's acks: FlushAcks
-	// returns nil even when the broker rejected a partition's acks, and only
-	// the ShareAckCallback hears it.
-	ackMu   sync.Mutex
-	ackErrs []string
 
 	last StepResult
 
@@ -51,9 +47,9 @@ type Worker struct {
 
 // RunWorker runs a worker until ctx is cancelled (graceful stop: an open
 // transaction is aborted and the last batch released), or it crashes itself at
-// its armed point. newAcker is required in transactional mode.
-func RunWorker(ctx context.Context, cfg WorkerConfig, newAcker NewTxnAcker) (err error) {
-	w, err := NewWorker(ctx, cfg, newAcker)
+// its armed point.
+func RunWorker(ctx context.Context, cfg WorkerConfig, deps Deps) (err error) {
+	w, err := NewWorker(ctx, cfg, deps)
 	if err != nil {
 		return err
 	}
@@ -71,7 +67,7 @@ func RunWorker(ctx context.Context, cfg WorkerConfig, newAcker NewTxnAcker) (err
 
 // NewWorker opens a worker's clients and history. The caller drives it with
 // Step (a benchmark paces Step on its own schedule) and must Close it.
-func NewWorker(ctx context.Context, cfg WorkerConfig, newAcker NewTxnAcker) (*Worker, error) {
+func NewWorker(ctx context.Context, cfg WorkerConfig, deps Deps) (*Worker, error) {
 	cfg.defaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -80,9 +76,9 @@ func NewWorker(ctx context.Context, cfg WorkerConfig, newAcker NewTxnAcker) (*Wo
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{cfg: cfg, rec: rec, newAcker: newAcker, breaker: newLinkBreaker()}
+	w := &Worker{cfg: cfg, rec: rec, deps: deps, breaker: newLinkBreaker()}
 	w.event(history.Event{Type: history.Info, F: history.FStart, Realization: cfg.Realization,
-		Attrs: map[string]string{"mode": string(cfg.Mode), "pid": strconv.Itoa(os.Getpid()), "transactional_id": cfg.TransactionalID}})
+		Attrs: map[string]string{"mode": string(cfg.Mode), "consumer": cfg.Consumer, "pid": strconv.Itoa(os.Getpid()), "transactional_id": cfg.TransactionalID}})
 	if err := w.open(ctx); err != nil {
 		w.Close(err)
 		return nil, err
@@ -130,33 +126,27 @@ func (w *Worker) Close(err error) {
 }
 
 func (w *Worker) open(ctx context.Context) error {
-	common := []kgo.Opt{
-		kgo.SeedBrokers(w.cfg.Bootstrap...),
-		kgo.ClientID("sharechaos-" + w.cfg.Name()),
+	var err error
+	switch w.cfg.Consumer {
+	case ConsumerSharechaos:
+		if w.deps.OpenSharechaos == nil {
+			return errors.New("open worker: consumer sharechaos but no way to open it")
+		}
+		w.src, err = w.deps.OpenSharechaos(ctx, w.cfg)
+	default:
+		w.src, err = newKgoSource(w.cfg)
 	}
-	consumer, err := kgo.NewClient(append(common,
-		kgo.ShareGroup(w.cfg.Group),
-		kgo.ConsumeTopics(w.cfg.InputTopic),
-		kgo.ShareMaxRecords(w.cfg.MaxRecords),
-		kgo.ShareMaxRecordsStrict(),
-		// One fetch per poll goes to one broker at a time; a broker with
-		// nothing left long-polls for the whole wait while another's
-		// partitions have records, so keep the wait short.
-		kgo.FetchMaxWait(100*time.Millisecond),
-		kgo.ShareAckCallback(w.onAckResults),
-	)...)
 	if err != nil {
-		return fmt.Errorf("create consumer: %w", err)
+		return err
 	}
-	w.consumer = consumer
 	if err := w.openProducer(ctx); err != nil {
 		return err
 	}
 	if w.cfg.Mode == Transactional {
-		if w.newAcker == nil {
+		if w.deps.NewTxnAcker == nil {
 			return errors.New("open worker: transactional mode needs a TxnAcker")
 		}
-		acker, err := w.newAcker(ctx, w.cfg, consumer)
+		acker, err := w.deps.NewTxnAcker(ctx, w.cfg, w.src.Client())
 		if err != nil {
 			return fmt.Errorf("open txn acker: %w", err)
 		}
@@ -171,9 +161,9 @@ func (w *Worker) open(ctx context.Context) error {
 // open transaction immediately, instead of leaving it to the transaction
 // timeout (ARCHITECTURE.md, ledger step 6).
 func (w *Worker) openProducer(ctx context.Context) error {
-	producer, err := kgo.NewClient(
+	opts := []kgo.Opt{
 		kgo.SeedBrokers(w.cfg.Bootstrap...),
-		kgo.ClientID("sharechaos-"+w.cfg.Name()+"-producer"),
+		kgo.ClientID("sharechaos-" + w.cfg.Name() + "-producer"),
 		kgo.TransactionalID(w.cfg.TransactionalID),
 		kgo.TransactionTimeout(w.cfg.TxnTimeout.D()),
 		kgo.RecordDeliveryTimeout(w.cfg.DeliveryTimeout.D()),
@@ -183,7 +173,11 @@ func (w *Worker) openProducer(ctx context.Context) error {
 		// only adds kgo's default 10 ms to every transaction (measured by
 		// the bench against a ProduceSync loop: 12.6 ms vs 2.1 ms p50).
 		kgo.ProducerLinger(0),
-	)
+	}
+	if w.deps.ProducerOpts != nil {
+		opts = append(opts, w.deps.ProducerOpts(w.cfg)...)
+	}
+	producer, err := kgo.NewClient(opts...)
 	if err != nil {
 		return fmt.Errorf("create producer: %w", err)
 	}
@@ -197,27 +191,6 @@ func (w *Worker) openProducer(ctx context.Context) error {
 	w.event(history.Event{Type: history.Info, F: "init-producer", Attrs: map[string]string{
 		"producer_id": strconv.FormatInt(id, 10), "epoch": strconv.Itoa(int(epoch))}})
 	return nil
-}
-
-// onAckResults keeps every per-partition ack error for the ack event that
-// flushed it.
-func (w *Worker) onAckResults(_ *kgo.Client, rs kgo.ShareAckResults) {
-	w.ackMu.Lock()
-	defer w.ackMu.Unlock()
-	for _, r := range rs {
-		if r.Err != nil {
-			w.ackErrs = append(w.ackErrs, fmt.Sprintf("%s/%d: %v", r.Topic, r.Partition, r.Err))
-		}
-	}
-}
-
-// takeAckErrs returns and clears the collected ack errors.
-func (w *Worker) takeAckErrs() []string {
-	w.ackMu.Lock()
-	defer w.ackMu.Unlock()
-	errs := w.ackErrs
-	w.ackErrs = nil
-	return errs
 }
 
 // replaceProducer throws the producer away after a commit error: after
@@ -237,10 +210,8 @@ func (w *Worker) close() {
 	if w.producer != nil {
 		w.producer.Close()
 	}
-	if w.consumer != nil {
-		// Close releases the last poll's unmarked records (they come back at
-		// once, delivery count raised).
-		w.consumer.Close()
+	if w.src != nil {
+		w.src.Close()
 	}
 }
 
@@ -298,7 +269,7 @@ func (w *Worker) armedAt(p Point) bool { return w.cfg.Arm.At(p, w.batches) }
 func recs(rs []*kgo.Record) []history.Rec {
 	out := make([]history.Rec, len(rs))
 	for i, r := range rs {
-		out[i] = history.Rec{ID: string(r.Key), Partition: r.Partition, Offset: r.Offset, Delivery: int32(r.DeliveryCount())}
+		out[i] = history.Rec{ID: string(r.Key), Partition: r.Partition, Offset: r.Offset, Delivery: deliveryCount(r)}
 	}
 	return out
 }
