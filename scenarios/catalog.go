@@ -21,7 +21,7 @@ func stallPastLock(lock time.Duration) time.Duration { return lock + 3*time.Seco
 
 // outlastStall is a transaction timeout longer than stallPastLock, so that
 // the stalled transaction can still commit after its records' locks ended.
-func outlastStall(lock time.Duration) time.Duration { return 2*lock + 10*time.Second }
+func outlastStall(lock time.Duration) time.Duration { return stallPastLock(lock) + lock }
 
 // underLoad is a cluster fault that acts once fraction of the input is done.
 func underLoad(fraction float64, m faults.Mechanism) *ClusterFault {

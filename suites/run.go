@@ -45,7 +45,8 @@ func Run(ctx context.Context, opts Options) (reports.Result, error) {
 
 	b := harness.ChooseBackend(ctx, o.Backend)
 	res.Backend, res.BackendWhy = b.Name, b.Why
-	so, brokerNote, err := harness.StartOptionsFor(o.Common, b, harness.StartOptions{Brokers: o.Brokers, RunID: runID, Dir: o.Out, Lock: o.Lock, Log: o.Log})
+	so, brokerNote, err := harness.StartOptionsFor(o.Common, b, harness.StartOptions{Brokers: o.Brokers, RunID: runID, Dir: o.Out, Lock: o.Lock,
+		TxnMaxTimeout: o.longestTxnTimeout(), Log: o.Log})
 	if err != nil {
 		if created {
 			_ = os.RemoveAll(o.Out)
@@ -188,4 +189,17 @@ func cellConsumer(txn harness.TxnDecision, asked string) string {
 		return ctp.ConsumerSharechaos
 	}
 	return ctp.ConsumerKgo
+}
+
+// longestTxnTimeout is the longest transaction timeout a scenario of the run
+// sets for itself (0: none does), for the broker's maximum.
+func (o Options) longestTxnTimeout() time.Duration {
+	scen, _ := o.scenarios() // validated
+	var longest time.Duration
+	for _, s := range scen {
+		if s.Worker != nil && s.Worker.TxnTimeout != nil {
+			longest = max(longest, s.Worker.TxnTimeout(o.Lock))
+		}
+	}
+	return longest
 }

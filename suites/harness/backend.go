@@ -30,7 +30,11 @@ type StartOptions struct {
 	// Reference is the embedded backend's reference broker (zero: stock
 	// kfake); see Common.ChooseEmbeddedBroker.
 	Reference embedded.Reference
-	Log       *slog.Logger
+	// TxnMaxTimeout raises the broker's transaction.max.timeout.ms for a
+	// scenario whose transactions outlive the lock on purpose (embedded caps
+	// it at the lock otherwise); 0: the backend's default.
+	TxnMaxTimeout time.Duration
+	Log           *slog.Logger
 }
 
 // Backend is one way to get a cluster.
@@ -113,9 +117,10 @@ func startEmbedded(ctx context.Context, o StartOptions) (cluster.Cluster, error)
 		Brokers: o.Brokers,
 		// DataDir empty: a temporary directory that Close removes; the run
 		// directory keeps only the broker's log.
-		LogPath:    filepath.Join(o.Dir, "embedded-broker.log"),
-		RecordLock: o.Lock,
-		Reference:  o.Reference,
+		LogPath:       filepath.Join(o.Dir, "embedded-broker.log"),
+		RecordLock:    o.Lock,
+		Reference:     o.Reference,
+		TxnMaxTimeout: o.TxnMaxTimeout,
 		BrokerConfigs: map[string]string{
 			// A SIGKILLed member keeps its partitions until its session times
 			// out (45s by default): nobody else is assigned them meanwhile, so

@@ -55,6 +55,7 @@ func Open(ctx context.Context, cfg ctp.WorkerConfig) (ctp.ShareSource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create share consumer: %w", err)
 	}
+	waitAssigned(ctx, c, assignmentWait)
 	return &scSource{c: c, implicit: cfg.Mode == ctp.Implicit, unsettled: map[*kgo.Record]struct{}{}}, nil
 }
 
@@ -142,4 +143,21 @@ func (s *scSource) Close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = s.c.Close(ctx)
+}
+
+// assignmentWait bounds how long Open waits for the member's first
+// assignment.
+const assignmentWait = 5 * time.Second
+
+// waitAssigned returns once c has partitions, or after d. New returns when
+// the coordinator has accepted the member, whose assignment often comes only
+// with the next heartbeat (a heartbeat interval later); kgo's consumer starts
+// fetching as soon as it has one. Without the wait a worker joins a cell one
+// interval after the others, and a short cell drains before it ever polls,
+// so a fault armed in it never fires.
+func waitAssigned(ctx context.Context, c *shareconsumer.Consumer, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for len(c.Assignment()) == 0 && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(20 * time.Millisecond)
+	}
 }
