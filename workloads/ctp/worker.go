@@ -78,7 +78,8 @@ func NewWorker(ctx context.Context, cfg WorkerConfig, deps Deps) (*Worker, error
 	}
 	w := &Worker{cfg: cfg, rec: rec, deps: deps, breaker: newLinkBreaker()}
 	w.event(history.Event{Type: history.Info, F: history.FStart, Realization: cfg.Realization,
-		Attrs: map[string]string{"mode": string(cfg.Mode), "consumer": cfg.Consumer, "pid": strconv.Itoa(os.Getpid()), "transactional_id": cfg.TransactionalID}})
+		Attrs: map[string]string{"mode": string(cfg.Mode), "consumer": cfg.Consumer, "pid": strconv.Itoa(os.Getpid()), "transactional_id": cfg.TransactionalID,
+			history.AttrTxnTimeout: cfg.TxnTimeout.D().String()}})
 	if err := w.open(ctx); err != nil {
 		w.Close(err)
 		return nil, err

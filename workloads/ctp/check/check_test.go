@@ -432,6 +432,36 @@ func TestCheckRedeliveredWhilePending(t *testing.T) {
 			checkAllowed(t, ctp.Transactional, "lock-expiry-during-txn"))
 		checkWant(t, res, verdict.Pass, nil)
 	})
+	// The holder's transaction timed out before the redelivery: the
+	// coordinator aborted it, nothing was pending any more. Committed, the
+	// same transaction did hold the acks pending.
+	timedOut := func(outcome history.Type) *checkCell {
+		c := newCheckCell(ctp.Transactional, "native", 5)
+		w1 := c.workerWithTimeout("w1.1", 10*time.Millisecond)
+		recs := w1.poll(1, checkSpan(0, 5)...)
+		w1.begin()
+		w1.send(recs)
+		w1.txnAcks(recs)
+		w1.fault("lock-expiry-during-txn", ctp.PointBeforeCommit)
+		c.now += int64(20 * time.Millisecond) // the stall
+		c.worker("w2.1").process(2, checkSpan(0, 5)...)
+		w1.commit(recs, outcome)
+		return c
+	}
+	t.Run("native/holder-timed-out", func(t *testing.T) {
+		res := check.Run(timedOut(history.Fail).obs, checkAllowed(t, ctp.Transactional, "lock-expiry-during-txn"))
+		checkWant(t, res, verdict.Pass, nil)
+	})
+	t.Run("native/holder-committed-after-its-timeout", func(t *testing.T) {
+		c := timedOut(history.OK)
+		for i := range 5 {
+			c.output("w1.1", 1, i)
+		}
+		res := check.Run(c.obs, checkAllowed(t, ctp.Transactional, "lock-expiry-during-txn"))
+		if res.Anomalies[verdict.AnomalyRedeliveredWhilePending].Count != 5 {
+			t.Errorf("anomalies %v, want %s 5", res.Anomalies, verdict.AnomalyRedeliveredWhilePending)
+		}
+	})
 	t.Run("native/after-the-holder-died", func(t *testing.T) {
 		c := newCheckCell(ctp.Transactional, "native", 5)
 		w1 := c.worker("w1.1")
