@@ -64,12 +64,12 @@ func TestNativeExpireShowsTheHazard(t *testing.T) {
 		t.Fatalf("cells %+v, want one", res.Runs)
 	}
 	c := res.Runs[0]
-	t.Logf("%s: %s duplicated=%d lost=%d anomalies=%v %s", c.Name(), c.Verdict, c.Duplicated, c.Lost, c.Anomalies, c.Reason)
+	t.Logf("%s: %s duplicated=%d lost=%d: %s", c.Name(), c.Verdict, c.Duplicated, c.Lost, c.Reason)
 	if c.Verdict != verdict.Anomaly {
 		t.Fatalf("verdict %s (%s), want ANOMALY", c.Verdict, c.Reason)
 	}
 	if c.Anomalies[verdict.AnomalyRedeliveredWhilePending].Count == 0 {
-		t.Errorf("anomalies %v do not name %s", c.Anomalies, verdict.AnomalyRedeliveredWhilePending)
+		t.Errorf("%s does not name %s", c.Reason, verdict.AnomalyRedeliveredWhilePending)
 	}
 }
 
