@@ -350,6 +350,7 @@ func (o *Options) config(c cluster.Cluster) map[string]string {
 		"run_topics":          "each run's own topics, share group and transactional ids; topics and group deleted after the run unless --keep-topics",
 		"txn_acks":            o.TxnAcks,
 		"on_unsupported":      o.OnUnsupported,
+		"consumer":            o.Consumer + " (implicit, explicit; transactional: native on sharechaos, ledger on kgo)",
 	}
 	if o.Fault != "" {
 		m["fault"] = o.Fault + " once per run during the measurement; figures split before / during / after"
