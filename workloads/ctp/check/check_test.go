@@ -596,3 +596,32 @@ func TestCheckReseededInput(t *testing.T) {
 	res = check.Run(c.obs, checkAllowed(t, ctp.Explicit, "steady"))
 	checkWant(t, res, verdict.Unknown, map[string]int{verdict.AnomalyUnseen: 1})
 }
+
+// A stalled worker's transaction commits after its records' locks expired
+// and another worker committed their second delivery: the outputs come in
+// the other order of the deliveries, a redelivery all the same (implicit
+// mode allows duplicates, lock-expiry-before-commit). The same delivery
+// committed by two workers stays unexplained.
+func TestDuplicateOfAStalledEarlierDelivery(t *testing.T) {
+	build := func(secondDelivery int32) *checkCell {
+		c := newCheckCell(ctp.Implicit, "", 3)
+		w1 := c.worker("w1.1")
+		recs := w1.poll(1, checkSpan(0, 3)...)
+		txn := w1.begin()
+		w1.send(recs)
+		w1.fault("lock-expiry-before-commit", ctp.PointBeforeCommit)
+		w2 := c.worker("w2.1")
+		w2.process(secondDelivery, checkSpan(0, 3)...)
+		w1.commit(recs, history.OK)
+		w1.outputs(txn, recs)
+		w1.stop("")
+		w2.stop("")
+		return c
+	}
+	res := check.Run(build(2).obs, checkAllowed(t, ctp.Implicit, "lock-expiry-before-commit"))
+	checkWant(t, res, verdict.Pass, map[string]int{verdict.AnomalyDuplicate: 3})
+	res = check.Run(build(1).obs, checkAllowed(t, ctp.Implicit, "lock-expiry-before-commit"))
+	if res.Anomalies[verdict.AnomalyDuplicateUnexplained].Count != 3 {
+		t.Errorf("one delivery committed by two workers: anomalies %v, want %s 3", res.Anomalies, verdict.AnomalyDuplicateUnexplained)
+	}
+}
