@@ -25,6 +25,10 @@ func stallPastLock(lock time.Duration) time.Duration { return lock + 3*time.Seco
 // members).
 var sharedPartition = Load{Partitions: 1}
 
+// outlastStall is a transaction timeout longer than stallPastLock, so that
+// the stalled transaction can still commit after its records' locks ended.
+func outlastStall(lock time.Duration) time.Duration { return stallPastLock(lock) + lock }
+
 // underLoad is a cluster fault that acts once fraction of the input is done.
 func underLoad(fraction float64, m faults.Mechanism) *ClusterFault {
 	return &ClusterFault{Mechanism: m, AfterLoad: fraction}
@@ -140,6 +144,18 @@ func rows() []Scenario {
 				ctp.Transactional: {KeptBy: "the ledger's validation (ARCHITECTURE.md ledger step 4): the later transaction finds the records' committed entries and aborts"},
 				ctp.Explicit:      duplicates, ctp.Implicit: duplicates},
 			Evidence: []Evidence{firedAt(string(ctp.PointBeforeBegin)), secondAcquisition(true)}},
+		// lock-expiry-during-txn's transaction times out before the lock ends,
+		// so it can only abort. Here the transaction timeout outlasts the
+		// stall: the worker holds its acks pending past the lock, then
+		// commits. Under the reference broker's `expire` (the KIP as written)
+		// another worker acquires the records meanwhile and processes them
+		// too (redelivered-while-pending, duplicate); under `hold` it cannot.
+		// The ledger has no lock of its own to hold either; explicit and
+		// implicit are as lock-expiry-during-txn.
+		{Name: "lock-expiry-before-commit", Case: "beyond", Load: sharedPartition, About: "acks pending in a transaction past the acquisition lock, then the commit (transaction timeout longer than the lock)",
+			Worker:   &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionStall, Stall: stallPastLock, TxnTimeout: outlastStall},
+			Expect:   exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence: []Evidence{firedAt(string(ctp.PointBeforeCommit)), secondAcquisition(false)}},
 
 		// "no loss, no dup" / "no loss; dup allowed" / "dup allowed; loss only after an abort".
 		{Name: "broker-kill", Case: "beyond", About: "SIGKILL a random broker under load, restart it",

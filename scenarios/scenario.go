@@ -59,6 +59,10 @@ type WorkerFault struct {
 	// DeliveryTimeout, when set, bounds every worker's produce in the cell,
 	// so a produce fault surfaces as an error in time (case 7).
 	DeliveryTimeout time.Duration
+	// TxnTimeout, when set, is every worker's transaction timeout given the
+	// lock, overriding the run's: a row that lets a transaction outlive its
+	// records' locks on purpose (ORACLE.md forbids it in a correct setup).
+	TxnTimeout func(lock time.Duration) time.Duration
 	// Conduct is the orchestrator's half of the fault (nil: none).
 	Conduct faults.Conduct
 }

@@ -33,6 +33,8 @@ type cellPlan struct {
 	seed        int64
 	// fallbackNote is set when transactional fell back to explicit.
 	fallbackNote string
+	// consumer is the workers' share consumer (ctp.ConsumerKgo, ...).
+	consumer string
 }
 
 func (p cellPlan) name() string { return p.scenario.Name }
@@ -76,6 +78,7 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 	if loadNote != "" {
 		cell.Notes = append(cell.Notes, loadNote)
 	}
+	cell.Notes = append(cell.Notes, "consumer: "+plan.consumer)
 	r.dir = filepath.Join(runDir, "cells", strings.ReplaceAll(cell.Name(), "/", "_")+fmt.Sprintf("_r%d", plan.repeat))
 	cell.Dir, _ = filepath.Rel(runDir, r.dir)
 	defer func() { cell.DurationS = time.Since(r.started).Seconds() }()
@@ -253,7 +256,8 @@ func (r *cellRun) workerSet() *workerSet {
 			Bootstrap: r.c.Bootstrap(), Group: r.topo.Group, InputTopic: r.topo.InputTopic,
 			OutputTopic: r.topo.OutputTopic, LedgerTopic: r.topo.LedgerTopic,
 			Mode: r.plan.mode, Realization: r.plan.realization, MaxRecords: o.MaxRecords,
-			TxnTimeout: ctp.Duration(o.TxnTimeout), Client: cluster.ClientConfigOf(r.c),
+			TxnTimeout: ctp.Duration(o.TxnTimeout), Client: cluster.ClientConfigOf(r.c), Consumer: r.plan.consumer,
+			AddShareAcksToTxnKey: o.KIP1289Keys.AddShareAcksToTxn, TxnShareAcknowledgeKey: o.KIP1289Keys.TxnShareAcknowledge,
 		},
 		dir: r.dir, slots: o.Workers, topology: r.topo,
 	}
@@ -266,6 +270,9 @@ func (r *cellRun) workerSet() *workerSet {
 	ws.arm = ctp.Arm{Fault: r.plan.name(), Point: wf.Point, Action: wf.Action, Batch: r.armBatch()}
 	if wf.Stall != nil {
 		ws.arm.Stall = ctp.Duration(wf.Stall(o.Lock))
+	}
+	if wf.TxnTimeout != nil {
+		ws.base.TxnTimeout = ctp.Duration(wf.TxnTimeout(o.Lock))
 	}
 	_ = r.timeline.Record(history.Event{Type: history.Info, F: history.FArm, Fault: r.plan.name(), Point: string(ws.arm.Point),
 		Attrs: map[string]string{"slot": fmt.Sprint(ws.armSlot), "batch": fmt.Sprint(ws.arm.Batch), "action": string(ws.arm.Action)}})

@@ -103,6 +103,8 @@ func TestTxnAcksNativeOnAStockBroker(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an embedded cluster; skipped with -short")
 	}
+	// The stock kfake, not the reference broker: a broker without the RPCs.
+	t.Setenv(harness.RefBrokerEnv, harness.RefBrokerOff)
 	out := filepath.Join(t.TempDir(), "native")
 	_, err := Run(context.Background(), Options{Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{ctp.Transactional}, TxnAcks: "native", Out: out}, Scenarios: []string{"steady"}, Records: 50})
 	var ue *harness.UsageError

@@ -45,9 +45,20 @@ func Run(ctx context.Context, opts Options) (reports.Result, error) {
 	res.Backend, res.BackendWhy = b.Name, b.Why
 	fmt.Fprintf(o.Progress, "sharechaos run: seed %d, backend %s (%s), run directory %s\n", o.Seed, b.Name, b.Why, o.Out)
 	res.Command = replayLine(o.Command, b.Name, o.Seed)
+	so, brokerNote, err := harness.StartOptionsFor(o.Common, b, harness.StartOptions{Brokers: o.Brokers, RunID: runID, Dir: o.Out, Lock: o.Lock,
+		TxnMaxTimeout: o.longestTxnTimeout(), Log: o.Log, External: o.External, KafkaImage: o.KafkaImage})
+	if err != nil {
+		if created {
+			_ = os.RemoveAll(o.Out)
+		}
+		return reports.Result{ExitCode: verdict.ExitUsage}, err
+	}
+	if brokerNote != "" {
+		res.BackendWhy += "; " + brokerNote
+		res.Config["broker"] = brokerNote
+	}
 	clusterStart := time.Now()
-	c, err := harness.StartBackend(ctx, b, harness.StartOptions{Brokers: o.Brokers, RunID: runID, Dir: o.Out, Lock: o.Lock, Log: o.Log,
-		External: o.External, KafkaImage: o.KafkaImage})
+	c, err := harness.StartBackend(ctx, b, so)
 	res.ClusterStartS = time.Since(clusterStart).Seconds()
 	if err != nil {
 		res.Interrupted = ctx.Err() != nil
@@ -148,7 +159,7 @@ func planCells(ctx context.Context, o Options, c cluster.Cluster) ([]cellPlan, e
 	if err != nil {
 		return nil, err
 	}
-	txn, err := harness.DecideTransactional(ctx, o.Common, c)
+	txns, err := harness.DecideRealizations(ctx, o.Common, c)
 	if err != nil {
 		return nil, err
 	}
@@ -156,12 +167,16 @@ func planCells(ctx context.Context, o Options, c cluster.Cluster) ([]cellPlan, e
 	for rep := 1; rep <= o.Repeats; rep++ {
 		for _, s := range scen {
 			for _, m := range o.Modes {
-				p := cellPlan{index: len(plans), scenario: s, mode: m, repeat: rep,
-					seed: o.Seed + int64(len(plans))}
-				if m == ctp.Transactional {
-					p.mode, p.realization, p.fallbackNote = txn.Mode, txn.Realization, txn.Warning
+				if m != ctp.Transactional {
+					plans = append(plans, cellPlan{index: len(plans), scenario: s, mode: m, repeat: rep,
+						seed: o.Seed + int64(len(plans)), consumer: o.Consumer})
+					continue
 				}
-				plans = append(plans, p)
+				for _, txn := range txns {
+					p := cellPlan{index: len(plans), scenario: s, mode: txn.Mode, realization: txn.Realization,
+						repeat: rep, seed: o.Seed + int64(len(plans)), fallbackNote: txn.Warning, consumer: cellConsumer(txn, o.Consumer)}
+					plans = append(plans, p)
+				}
 			}
 		}
 	}
@@ -176,8 +191,34 @@ func (o Options) config() map[string]string {
 		"max_records_per_poll": strconv.Itoa(int(o.MaxRecords)), "repeats": strconv.Itoa(o.Repeats),
 		"record_lock": o.Lock.String(), "transaction_timeout": o.TxnTimeout.String(),
 		"delivery_count_limit": strconv.Itoa(harness.DeliveryLimit), "drain_timeout": o.DrainTimeout.String(),
-		"txn_acks": o.TxnAcks, "on_unsupported": o.OnUnsupported,
+		"txn_acks": o.TxnAcks, "on_unsupported": o.OnUnsupported, "consumer": o.Consumer + " (implicit, explicit; transactional: native on sharechaos, ledger on kgo)",
 		"share.auto.offset.reset": "earliest", "share.isolation.level": "read_committed",
 		"replication": "3 (min ISR 2) on 3+ brokers, else the broker count",
 	}
+}
+
+// cellConsumer is a cell's share consumer: a transactional cell's follows its
+// realization (native on ours, ledger on kgo's), a fallback to explicit takes
+// --consumer.
+func cellConsumer(txn harness.TxnDecision, asked string) string {
+	switch {
+	case txn.Mode != ctp.Transactional:
+		return asked
+	case txn.Realization == ctp.RealizationNative:
+		return ctp.ConsumerSharechaos
+	}
+	return ctp.ConsumerKgo
+}
+
+// longestTxnTimeout is the longest transaction timeout a scenario of the run
+// sets for itself (0: none does), for the broker's maximum.
+func (o Options) longestTxnTimeout() time.Duration {
+	scen, _ := o.scenarios() // validated
+	var longest time.Duration
+	for _, s := range scen {
+		if s.Worker != nil && s.Worker.TxnTimeout != nil {
+			longest = max(longest, s.Worker.TxnTimeout(o.Lock))
+		}
+	}
+	return longest
 }

@@ -272,7 +272,7 @@ func RunWorkerRole(args []string) int {
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	if err := ctp.RunWorker(ctx, cfg, newTxnAcker); err != nil && !errors.Is(err, context.Canceled) {
+	if err := ctp.RunWorker(ctx, cfg, workerDeps); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		return 1
 	}

@@ -31,6 +31,7 @@ Writes bench.json, summary.md, report.html, hgrm/*.hgrm and runs/*/ (each
 run's worker histories, snapshot and .hgrm files).`
 
 const benchExample = `  sharechaos bench --mode transactional,explicit,implicit --repeats 5 --batch 1,10,100 --rate 20 --duration 10s
+  sharechaos bench --backend embedded --mode transactional/native,transactional/ledger,explicit  # the KIP vs its emulation
   sharechaos bench --latency 0,5ms,20ms --threshold 'txn_commit_duration: p(99)<250ms'
   sharechaos bench --rate 0 --duration 20s --batch 100      # closed loop: maximum throughput
   sharechaos bench --backend docker --fault broker-kill     # latency before / during / after a fault`

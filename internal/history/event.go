@@ -46,6 +46,11 @@ const (
 	FSeed           = "seed"            // input records written by the seeder
 )
 
+// AttrTxnTimeout, in a start event's attrs, is the worker's transaction
+// timeout (a time.Duration string): the coordinator aborts a transaction
+// still open that long after it began.
+const AttrTxnTimeout = "txn_timeout"
+
 // Ack types as they appear in events.
 const (
 	AckAccept  = "accept"

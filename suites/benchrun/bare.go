@@ -90,7 +90,7 @@ func runBare(ctx context.Context, env *benchEnv, p benchPlan, dir string, res be
 		}
 	}()
 	for i := range workers {
-		w, err := openBareWorker(ctx, benchWorkerConfig(env.c, topo, p, i+1, dir))
+		w, err := openBareWorker(ctx, benchWorkerConfig(env, topo, p, i+1, dir))
 		if w != nil {
 			w.sync = p.bareSync
 		}

@@ -54,8 +54,18 @@ func Run(ctx context.Context, o Options) (reports.Bench, error) {
 
 	choice := harness.ChooseBackend(ctx, o.Backend)
 	b.Backend, b.BackendWhy = choice.Name, choice.Why
-	c, err := harness.StartBackend(ctx, choice, harness.StartOptions{Brokers: o.Brokers, RunID: runID, Dir: o.Out,
+	so, brokerNote, err := harness.StartOptionsFor(o.Common, choice, harness.StartOptions{Brokers: o.Brokers, RunID: runID, Dir: o.Out,
 		Lock: harness.DefaultLock, Log: o.Log, External: o.External, KafkaImage: o.KafkaImage})
+	if err != nil {
+		if created {
+			_ = os.RemoveAll(o.Out)
+		}
+		return reports.Bench{ExitCode: verdict.ExitUsage}, err
+	}
+	if brokerNote != "" {
+		b.BackendWhy += "; " + brokerNote
+	}
+	c, err := harness.StartBackend(ctx, choice, so)
 	if err != nil {
 		b.Interrupted = ctx.Err() != nil
 		b.Notes = append(b.Notes, "the cluster did not start: "+err.Error())
@@ -85,6 +95,9 @@ func Run(ctx context.Context, o Options) (reports.Bench, error) {
 	b.Modes = benchModeLabels(plans)
 	b.Baseline = benchBaseline(b.Modes)
 	b.Config = o.config(c)
+	if brokerNote != "" {
+		b.Config["broker"] = brokerNote
+	}
 	o.Log.Info("bench", "seed", o.Seed, "out", o.Out, "runs", len(plans))
 
 	if note := warmCluster(ctx, env, plans); note != "" {
@@ -178,22 +191,26 @@ func planBench(ctx context.Context, o *Options, env *benchEnv) ([]benchPlan, []s
 		}
 	}
 	modes := slices.Clone(o.Modes)
-	var realization string
+	var realizations []string
 	if slices.Contains(modes, ctp.Transactional) {
-		txn, err := harness.DecideTransactional(ctx, o.Common, env.c)
+		txns, err := harness.DecideRealizations(ctx, o.Common, env.c)
 		if err != nil {
 			return nil, nil, err
 		}
-		if txn.Warning != "" {
-			notes = append(notes, txn.Warning)
+		for _, txn := range txns {
+			if txn.Warning != "" {
+				notes = append(notes, txn.Warning)
+			}
+			if txn.Mode == ctp.Transactional && !slices.Contains(realizations, txn.Realization) {
+				realizations = append(realizations, txn.Realization)
+			}
 		}
-		if txn.Mode != ctp.Transactional {
+		if len(realizations) == 0 {
 			// Fallen back to explicit: a second explicit would pool with the
 			// first under another name. Say so and leave it out.
 			modes = slices.DeleteFunc(modes, func(m ctp.AckMode) bool { return m == ctp.Transactional })
 			notes = append(notes, "transactional mode left out: the brokers do not support it as asked, and its fallback is explicit mode, which the bench runs anyway")
 		}
-		realization = txn.Realization
 	}
 	if len(modes) == 0 {
 		return nil, nil, usagef("--mode: nothing left to run")
@@ -216,11 +233,14 @@ func planBench(ctx context.Context, o *Options, env *benchEnv) ([]benchPlan, []s
 			for _, batch := range o.Batches {
 				for rep := 1; rep <= o.Repeats; rep++ {
 					for _, m := range modes {
-						p := benchPlan{point: pt, batch: batch, repeat: rep, mode: m}
-						if m == ctp.Transactional {
-							p.realization = realization
+						if m != ctp.Transactional {
+							add(benchPlan{point: pt, batch: batch, repeat: rep, mode: m})
+							continue
 						}
-						add(p)
+						// Each realization is one more interleaved mode.
+						for _, r := range realizations {
+							add(benchPlan{point: pt, batch: batch, repeat: rep, mode: m, realization: r})
+						}
 					}
 					// The bare loop is one more interleaved "mode" at the first
 					// sweep point, so its repeats compare with explicit's like
@@ -331,6 +351,7 @@ func (o *Options) config(c cluster.Cluster) map[string]string {
 		"run_topics":          "each run's own topics, share group and transactional ids; topics and group deleted after the run unless --keep-topics",
 		"txn_acks":            o.TxnAcks,
 		"on_unsupported":      o.OnUnsupported,
+		"consumer":            o.Consumer + " (implicit, explicit; transactional: native on sharechaos, ledger on kgo)",
 	}
 	if o.Fault != "" {
 		m["fault"] = o.Fault + " once per run during the measurement; figures split before / during / after"

@@ -21,6 +21,7 @@ import (
 	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/suites/harness"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/ctp/scsource"
 	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
 
@@ -290,19 +291,21 @@ func dropTopology(ctx context.Context, env *benchEnv, topo ctp.Topology) {
 }
 
 func (r *benchRunner) workerConfig(slot int) ctp.WorkerConfig {
-	return benchWorkerConfig(r.env.c, r.topo, r.plan, slot, r.dir)
+	return benchWorkerConfig(r.env, r.topo, r.plan, slot, r.dir)
 }
 
 // benchWorkerConfig is worker slot's configuration in plan; the bare loop
 // builds its clients from it too (ctp.WorkerConfig.ConsumerOpts and
 // ProducerOpts), so both loops use the same client settings.
-func benchWorkerConfig(c cluster.Cluster, topo ctp.Topology, plan benchPlan, slot int, dir string) ctp.WorkerConfig {
+func benchWorkerConfig(env *benchEnv, topo ctp.Topology, plan benchPlan, slot int, dir string) ctp.WorkerConfig {
 	return ctp.WorkerConfig{
-		Client:    cluster.ClientConfigOf(c),
-		Bootstrap: c.Bootstrap(), Group: topo.Group, InputTopic: topo.InputTopic,
+		Client:    cluster.ClientConfigOf(env.c),
+		Bootstrap: env.c.Bootstrap(), Group: topo.Group, InputTopic: topo.InputTopic,
 		OutputTopic: topo.OutputTopic, LedgerTopic: topo.LedgerTopic,
 		TransactionalID: topo.TransactionalID(slot),
 		Mode:            plan.mode, Realization: plan.realization,
+		Consumer:             benchConsumer(plan, env.o.Consumer),
+		AddShareAcksToTxnKey: env.o.KIP1289Keys.AddShareAcksToTxn, TxnShareAcknowledgeKey: env.o.KIP1289Keys.TxnShareAcknowledge,
 		Slot: slot, Incarnation: 1,
 		HistoryPath: filepath.Join(dir, "histories"),
 		MaxRecords:  int32(plan.batch),
@@ -523,13 +526,10 @@ func (w *benchWorker) open(ctx context.Context) error {
 	cfg := w.base
 	cfg.Incarnation = w.inc
 	cfg.HistoryPath = filepath.Join(w.base.HistoryPath, cfg.Name()+".jsonl")
-	var newAcker ctp.NewTxnAcker
-	if cfg.Mode == ctp.Transactional {
-		newAcker = kip1289.NewTxnAcker
-	}
+	deps := ctp.Deps{NewTxnAcker: kip1289.NewTxnAcker, OpenSharechaos: scsource.Open, ProducerOpts: kip1289.ProducerOpts}
 	octx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	wk, err := ctp.NewWorker(octx, cfg, newAcker)
+	wk, err := ctp.NewWorker(octx, cfg, deps)
 	if err != nil {
 		return fmt.Errorf("start worker %s: %w", cfg.Name(), err)
 	}
@@ -565,3 +565,12 @@ func (w *benchWorker) close() {
 // maxReopens bounds how often a bench worker slot is reopened after its loop
 // failed: a slot that keeps failing must end the run, not spin.
 const maxReopens = 20
+
+// benchConsumer is a run's share consumer: the transactional mode's follows
+// its realization (ctp.WorkerConfig's default), the others take --consumer.
+func benchConsumer(p benchPlan, asked string) string {
+	if p.mode == ctp.Transactional {
+		return ""
+	}
+	return asked
+}

@@ -28,12 +28,19 @@ type StartOptions struct {
 	Dir string
 	// Lock is the acquisition lock, for backends that set it broker-wide.
 	Lock time.Duration
-	Log  *slog.Logger
 	// External is the external backend's settings (--bootstrap,
 	// --client-config, --fault-hooks); KafkaImage the docker backend's
 	// --kafka-image.
 	External   ExternalFlags
 	KafkaImage string
+	// Reference is the embedded backend's reference broker (zero: stock
+	// kfake); see Common.ChooseEmbeddedBroker.
+	Reference embedded.Reference
+	// TxnMaxTimeout raises the broker's transaction.max.timeout.ms for a
+	// scenario whose transactions outlive the lock on purpose (embedded caps
+	// it at the lock otherwise); 0: the backend's default.
+	TxnMaxTimeout time.Duration
+	Log           *slog.Logger
 }
 
 // Backend is one way to get a cluster.
@@ -117,8 +124,10 @@ func startEmbedded(ctx context.Context, o StartOptions) (cluster.Cluster, error)
 		Brokers: o.Brokers,
 		// DataDir empty: a temporary directory that Close removes; the run
 		// directory keeps only the broker's log.
-		LogPath:    filepath.Join(o.Dir, "embedded-broker.log"),
-		RecordLock: o.Lock,
+		LogPath:       filepath.Join(o.Dir, "embedded-broker.log"),
+		RecordLock:    o.Lock,
+		Reference:     o.Reference,
+		TxnMaxTimeout: o.TxnMaxTimeout,
 		BrokerConfigs: map[string]string{
 			// A SIGKILLed member keeps its partitions until its session times
 			// out (45s by default): nobody else is assigned them meanwhile, so
@@ -139,3 +148,18 @@ const (
 	shareSessionTimeout = 6 * time.Second
 	shareHeartbeat      = time.Second
 )
+
+// StartOptionsFor completes o for the chosen backend from the shared
+// settings: on embedded, the broker child (ChooseEmbeddedBroker). It returns
+// the note that names the broker for the report ("" elsewhere).
+func StartOptionsFor(c Common, ch Choice, o StartOptions) (StartOptions, string, error) {
+	if ch.Name != embedded.Name {
+		return o, "", nil
+	}
+	b, err := c.ChooseEmbeddedBroker()
+	if err != nil {
+		return o, "", err
+	}
+	o.Reference = b.Reference
+	return o, "broker: " + b.Describe() + " (" + b.Note + ")", nil
+}

@@ -21,6 +21,17 @@ type Common struct {
 	// TxnAcks is auto | ledger | native; OnUnsupported is fail | fallback.
 	TxnAcks       string
 	OnUnsupported string
+	// Realizations, from --mode transactional/<realization> (repeatable),
+	// run the transactional mode once per realization; empty: --txn-acks
+	// decides one.
+	Realizations []string
+	// PendingLock is the reference broker's policy (expire | hold) on the
+	// embedded backend.
+	PendingLock string
+	// Consumer is the share consumer of the implicit and explicit modes
+	// (kgo | sharechaos); the transactional mode's follows its realization
+	// (native on ours, ledger on kgo's).
+	Consumer string
 	// KIP1289Keys are the API keys of the KIP's RPCs (unallocated upstream:
 	// the defaults are placeholders).
 	KIP1289Keys kip1289.APIKeys
@@ -67,6 +78,12 @@ func (c Common) WithDefaults() Common {
 	if c.OnUnsupported == "" {
 		c.OnUnsupported = "fail"
 	}
+	if c.PendingLock == "" {
+		c.PendingLock = DefaultPendingLock
+	}
+	if c.Consumer == "" {
+		c.Consumer = ctp.ConsumerKgo
+	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
@@ -91,6 +108,22 @@ func (c Common) Validate() error {
 	case "fail", "fallback":
 	default:
 		return Usagef("--on-unsupported %q: want fail or fallback", c.OnUnsupported)
+	}
+	switch c.PendingLock {
+	case PendingLockExpire, PendingLockHold:
+	default:
+		return Usagef("--kip1289-pending-lock %q: want expire or hold", c.PendingLock)
+	}
+	if !slices.Contains(ctp.Consumers, c.Consumer) {
+		return Usagef("--consumer %q: want one of %v", c.Consumer, ctp.Consumers)
+	}
+	for i, r := range c.Realizations {
+		if r != ctp.RealizationLedger && r != ctp.RealizationNative {
+			return Usagef("--mode transactional/%s: %v", r, errRealization)
+		}
+		if slices.Contains(c.Realizations[:i], r) {
+			return Usagef("--mode transactional/%s: given twice", r)
+		}
 	}
 	for i, m := range c.Modes {
 		if !slices.Contains(ctp.Modes, m) {
@@ -119,9 +152,11 @@ func (c Common) Validate() error {
 func (c *Common) Register(fs *flag.FlagSet, lists *CommonLists) {
 	fs.StringVar(&c.Backend, "backend", Auto, "backend: "+backendHelp())
 	fs.IntVar(&c.Brokers, "brokers", DefaultBrokers, "brokers in the cluster")
-	fs.Var(&lists.Modes, "mode", "ack modes, repeated or comma-separated: transactional, explicit, implicit (default: all three)")
+	fs.Var(&lists.Modes, "mode", "ack modes, repeated or comma-separated: transactional, explicit, implicit (default: all three); transactional/native and transactional/ledger run the transactional mode once per realization named")
 	fs.StringVar(&c.TxnAcks, "txn-acks", "auto", "auto | ledger | native: how the transactional mode puts acks in the transaction")
 	fs.StringVar(&c.OnUnsupported, "on-unsupported", "fail", "fail | fallback: with --txn-acks native on a broker without KIP-1289, fail or run explicit")
+	fs.StringVar(&c.PendingLock, "kip1289-pending-lock", DefaultPendingLock, "expire | hold: the embedded reference broker's lock while an ack is pending in a transaction (expire: the KIP as written; hold: re-acquisition blocked until the transaction ends)")
+	fs.StringVar(&c.Consumer, "consumer", ctp.ConsumerKgo, "kgo | sharechaos: the share consumer of the implicit and explicit modes (transactional: native runs on sharechaos, ledger on kgo)")
 	fs.Var(&lists.Thresholds, "threshold", "k6-style bound, repeatable: 'txn_commit_duration{mode:transactional}: p(99)<250ms' (a failed one exits 3)")
 	fs.Var(&lists.Keys, "kip1289-keys", "API keys of AddShareAcksToTxn,TxnShareAcknowledge (unallocated upstream; default 12890,12891, placeholders)")
 	fs.Int64Var(&c.Seed, "seed", 0, "seed of every random choice (default: random, printed; replay a run with its seed)")

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -64,7 +65,17 @@ type CommonLists struct {
 // Apply moves the parsed lists into c.
 func (l CommonLists) Apply(c *Common) error {
 	for _, m := range l.Modes {
-		c.Modes = append(c.Modes, ctp.AckMode(m))
+		mode, realization, hasRealization := strings.Cut(m, "/")
+		if hasRealization {
+			if ctp.AckMode(mode) != ctp.Transactional {
+				return Usagef("--mode %q: only transactional has realizations", m)
+			}
+			c.Realizations = append(c.Realizations, realization)
+			if slices.Contains(c.Modes, ctp.Transactional) {
+				continue
+			}
+		}
+		c.Modes = append(c.Modes, ctp.AckMode(mode))
 	}
 	c.Thresholds = append(c.Thresholds, l.Thresholds...)
 	if len(l.Keys) > 0 {

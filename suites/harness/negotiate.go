@@ -46,3 +46,26 @@ func DecideTransactional(ctx context.Context, c Common, cl cluster.Cluster) (Txn
 	}
 	return TxnDecision{Mode: ctp.AckMode(d.Mode), Realization: d.Realization, Warning: d.Warning}, nil
 }
+
+// DecideRealizations is DecideTransactional once per realization named with
+// --mode transactional/<realization>, or once for --txn-acks when none is.
+func DecideRealizations(ctx context.Context, c Common, cl cluster.Cluster) ([]TxnDecision, error) {
+	if len(c.Realizations) == 0 {
+		d, err := DecideTransactional(ctx, c, cl)
+		if err != nil {
+			return nil, err
+		}
+		return []TxnDecision{d}, nil
+	}
+	var out []TxnDecision
+	for _, r := range c.Realizations {
+		one := c
+		one.TxnAcks, one.Realizations = r, nil
+		d, err := DecideTransactional(ctx, one, cl)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}

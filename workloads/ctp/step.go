@@ -15,13 +15,11 @@ import (
 // one transaction. In implicit mode the poll itself accepts the previous batch.
 func (w *Worker) step(ctx context.Context) error {
 	pollCtx, cancel := context.WithTimeout(ctx, time.Second)
-	fetches := w.consumer.PollRecords(pollCtx, int(w.cfg.MaxRecords))
+	batch := w.src.Poll(pollCtx, int(w.cfg.MaxRecords))
 	cancel()
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	var batch []*kgo.Record
-	fetches.EachRecord(func(r *kgo.Record) { batch = append(batch, r) })
 	if len(batch) == 0 {
 		return nil
 	}
@@ -115,7 +113,8 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 			w.fire(ctx, PointAfterAcks)
 		}
 	} else if w.acker != nil {
-		txn := Txn{Worker: w.cfg.Name(), Seq: w.txnSeq, Producer: w.producer, Consumer: w.consumer}
+		txn := Txn{Worker: w.cfg.Name(), Seq: w.txnSeq, Producer: w.producer, Consumer: w.src.Client()}
+		txn.MemberID, txn.MemberEpoch = w.src.Member()
 		w.event(history.Event{Type: history.Invoke, F: history.FTxnAcks, Txn: w.txnSeq, Records: recs(batch)})
 		ackStart := time.Now()
 		if err := w.acker.AddAcks(reqCtx, txn, batch); err != nil {
@@ -254,32 +253,43 @@ func (w *Worker) abortOnly(ctx context.Context, why string) error {
 
 // ack marks records with status and flushes the acks synchronously, so the
 // ack event records a completed round trip (share_ack_duration).
+//
+// The native realization sends no non-transactional ack at all, not even a
+// RELEASE: the transaction is the one place its acks go, and the broker the
+// one that settles them (after an abort or an unknown outcome the records
+// come back when their locks end). A RELEASE here would also hide a broker
+// that failed to return them.
 func (w *Worker) ack(ctx context.Context, status kgo.AckStatus, batch []*kgo.Record) time.Duration {
-	if len(batch) == 0 {
+	if len(batch) == 0 || w.leavesAcksToTxn() {
 		return 0
 	}
 	name := map[kgo.AckStatus]string{kgo.AckAccept: history.AckAccept, kgo.AckRelease: history.AckRelease,
 		kgo.AckReject: history.AckReject, kgo.AckRenew: history.AckRenew}[status]
 	w.event(history.Event{Type: history.Invoke, F: history.FAck, Ack: name, Records: recs(batch)})
-	w.takeAckErrs() // whatever earlier flushes left belongs to them
 	start := time.Now()
-	w.consumer.MarkAcks(status, batch...)
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.RequestTimeout.D())
 	defer cancel()
-	if err := w.consumer.FlushAcks(fctx); err != nil {
-		w.event(history.Event{Type: history.Info, F: history.FAck, Ack: name, Records: recs(batch), Error: err.Error(), DurNS: since(start)})
-		return time.Since(start)
-	}
+	rejected, err := w.src.Ack(fctx, status, batch)
 	d := time.Since(start)
-	if errs := w.takeAckErrs(); len(errs) > 0 {
+	if err != nil {
+		w.event(history.Event{Type: history.Info, F: history.FAck, Ack: name, Records: recs(batch), Error: err.Error(), DurNS: d.Nanoseconds()})
+		return d
+	}
+	if len(rejected) > 0 {
 		// The broker refused (or never got) some of these acks: the records
 		// stay acquired until released or their locks expire.
 		w.event(history.Event{Type: history.Fail, F: history.FAck, Ack: name, Records: recs(batch),
-			Error: strings.Join(errs, "; "), DurNS: d.Nanoseconds()})
+			Error: strings.Join(rejected, "; "), DurNS: d.Nanoseconds()})
 		return d
 	}
 	w.event(history.Event{Type: history.OK, F: history.FAck, Ack: name, Records: recs(batch), DurNS: d.Nanoseconds()})
 	return d
+}
+
+// leavesAcksToTxn: the native realization, whose acks go into the
+// transaction only.
+func (w *Worker) leavesAcksToTxn() bool {
+	return w.cfg.Mode == Transactional && w.cfg.Realization == RealizationNative
 }
 
 func without(batch, drop []*kgo.Record) []*kgo.Record {

@@ -41,6 +41,12 @@ type Txn struct {
 	Seq    int64
 	// Producer is the worker's transactional client with the transaction open.
 	Producer *kgo.Client
-	// Consumer is the worker's share-group client (renews go through it).
+	// Consumer is the worker's share-group client (renews go through it);
+	// nil on our share consumer.
 	Consumer *kgo.Client
+	// MemberID and MemberEpoch are the share-group member's, when the
+	// consumer knows them (ours does; kgo's does not: "" and -1). The native
+	// realization sends them with TxnShareAcknowledge.
+	MemberID    string
+	MemberEpoch int32
 }

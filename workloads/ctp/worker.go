@@ -19,6 +19,8 @@ import (
 // NewTxnAcker builds the transactional mode's realization for a worker. The
 // worker role's main passes it in, so that this package does not depend on the
 // KIP-1289 package (which depends on this one for the TxnAcker seam).
+// consumer is kgo's share-consumer client, nil on our share consumer
+// (WorkerConfig.Consumer).
 type NewTxnAcker func(ctx context.Context, cfg WorkerConfig, consumer *kgo.Client) (TxnAcker, error)
 
 // Worker runs the CTP loop: poll a small batch from the share group, produce
@@ -27,18 +29,12 @@ type NewTxnAcker func(ctx context.Context, cfg WorkerConfig, consumer *kgo.Clien
 type Worker struct {
 	cfg      WorkerConfig
 	rec      *history.Recorder
-	consumer *kgo.Client
+	src      ShareSource
 	producer *kgo.Client
 	acker    TxnAcker
-	newAcker NewTxnAcker
+	deps     Deps
 
 	breaker *linkBreaker
-
-	// ackErrs collects what the broker said of this worker's acks: FlushAcks
-	// returns nil even when the broker rejected a partition's acks, and only
-	// the ShareAckCallback hears it.
-	ackMu   sync.Mutex
-	ackErrs []string
 
 	last StepResult
 
@@ -55,9 +51,9 @@ type Worker struct {
 
 // RunWorker runs a worker until ctx is cancelled (graceful stop: an open
 // transaction is aborted and the last batch released), or it crashes itself at
-// its armed point. newAcker is required in transactional mode.
-func RunWorker(ctx context.Context, cfg WorkerConfig, newAcker NewTxnAcker) (err error) {
-	w, err := NewWorker(ctx, cfg, newAcker)
+// its armed point.
+func RunWorker(ctx context.Context, cfg WorkerConfig, deps Deps) (err error) {
+	w, err := NewWorker(ctx, cfg, deps)
 	if err != nil {
 		return err
 	}
@@ -75,7 +71,7 @@ func RunWorker(ctx context.Context, cfg WorkerConfig, newAcker NewTxnAcker) (err
 
 // NewWorker opens a worker's clients and history. The caller drives it with
 // Step (a benchmark paces Step on its own schedule) and must Close it.
-func NewWorker(ctx context.Context, cfg WorkerConfig, newAcker NewTxnAcker) (*Worker, error) {
+func NewWorker(ctx context.Context, cfg WorkerConfig, deps Deps) (*Worker, error) {
 	cfg.defaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -84,9 +80,10 @@ func NewWorker(ctx context.Context, cfg WorkerConfig, newAcker NewTxnAcker) (*Wo
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{cfg: cfg, rec: rec, newAcker: newAcker, breaker: newLinkBreaker()}
+	w := &Worker{cfg: cfg, rec: rec, deps: deps, breaker: newLinkBreaker()}
 	w.event(history.Event{Type: history.Info, F: history.FStart, Realization: cfg.Realization,
-		Attrs: map[string]string{"mode": string(cfg.Mode), "pid": strconv.Itoa(os.Getpid()), "transactional_id": cfg.TransactionalID}})
+		Attrs: map[string]string{"mode": string(cfg.Mode), "consumer": cfg.Consumer, "pid": strconv.Itoa(os.Getpid()), "transactional_id": cfg.TransactionalID,
+			history.AttrTxnTimeout: cfg.TxnTimeout.D().String()}})
 	if err := w.open(ctx); err != nil {
 		w.Close(err)
 		return nil, err
@@ -134,25 +131,27 @@ func (w *Worker) Close(err error) {
 }
 
 func (w *Worker) open(ctx context.Context) error {
-	copts, err := w.cfg.ConsumerOpts()
-	if err != nil {
-		return fmt.Errorf("open worker: %w", err)
+	var err error
+	switch w.cfg.Consumer {
+	case ConsumerSharechaos:
+		if w.deps.OpenSharechaos == nil {
+			return errors.New("open worker: consumer sharechaos but no way to open it")
+		}
+		w.src, err = w.deps.OpenSharechaos(ctx, w.cfg)
+	default:
+		w.src, err = newKgoSource(w.cfg)
 	}
-	consumer, err := kgo.NewClient(append(copts,
-		kgo.ShareAckCallback(w.onAckResults),
-	)...)
 	if err != nil {
-		return fmt.Errorf("create consumer: %w", err)
+		return err
 	}
-	w.consumer = consumer
 	if err := w.openProducer(ctx); err != nil {
 		return err
 	}
 	if w.cfg.Mode == Transactional {
-		if w.newAcker == nil {
+		if w.deps.NewTxnAcker == nil {
 			return errors.New("open worker: transactional mode needs a TxnAcker")
 		}
-		acker, err := w.newAcker(ctx, w.cfg, consumer)
+		acker, err := w.deps.NewTxnAcker(ctx, w.cfg, w.src.Client())
 		if err != nil {
 			return fmt.Errorf("open txn acker: %w", err)
 		}
@@ -171,9 +170,11 @@ func (w *Worker) openProducer(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("create producer: %w", err)
 	}
-	producer, err := kgo.NewClient(append(popts,
-		kgo.Dialer(w.breaker.DialContext),
-	)...)
+	opts := append(popts, kgo.Dialer(w.breaker.DialContext))
+	if w.deps.ProducerOpts != nil {
+		opts = append(opts, w.deps.ProducerOpts(w.cfg)...)
+	}
+	producer, err := kgo.NewClient(opts...)
 	if err != nil {
 		return fmt.Errorf("create producer: %w", err)
 	}
@@ -187,27 +188,6 @@ func (w *Worker) openProducer(ctx context.Context) error {
 	w.event(history.Event{Type: history.OK, F: history.FInitProducer, Attrs: map[string]string{
 		"producer_id": strconv.FormatInt(id, 10), "epoch": strconv.Itoa(int(epoch))}})
 	return nil
-}
-
-// onAckResults keeps every per-partition ack error for the ack event that
-// flushed it.
-func (w *Worker) onAckResults(_ *kgo.Client, rs kgo.ShareAckResults) {
-	w.ackMu.Lock()
-	defer w.ackMu.Unlock()
-	for _, r := range rs {
-		if r.Err != nil {
-			w.ackErrs = append(w.ackErrs, fmt.Sprintf("%s/%d: %v", r.Topic, r.Partition, r.Err))
-		}
-	}
-}
-
-// takeAckErrs returns and clears the collected ack errors.
-func (w *Worker) takeAckErrs() []string {
-	w.ackMu.Lock()
-	defer w.ackMu.Unlock()
-	errs := w.ackErrs
-	w.ackErrs = nil
-	return errs
 }
 
 // replaceProducer throws the producer away after a commit error: after
@@ -227,10 +207,8 @@ func (w *Worker) close() {
 	if w.producer != nil {
 		w.producer.Close()
 	}
-	if w.consumer != nil {
-		// Close releases the last poll's unmarked records (they come back at
-		// once, delivery count raised).
-		w.consumer.Close()
+	if w.src != nil {
+		w.src.Close()
 	}
 }
 
@@ -300,7 +278,7 @@ func (w *Worker) armedAt(p Point) bool { return w.cfg.Arm.At(p, w.batches) }
 func recs(rs []*kgo.Record) []history.Rec {
 	out := make([]history.Rec, len(rs))
 	for i, r := range rs {
-		out[i] = history.Rec{ID: string(r.Key), Partition: r.Partition, Offset: r.Offset, Delivery: int32(r.DeliveryCount())}
+		out[i] = history.Rec{ID: string(r.Key), Partition: r.Partition, Offset: r.Offset, Delivery: deliveryCount(r)}
 	}
 	return out
 }

@@ -20,9 +20,16 @@ type WorkerConfig struct {
 	Mode            AckMode  `json:"mode"`
 	// Realization of the transactional mode: "ledger" or "native".
 	Realization string `json:"realization,omitempty"`
-	Slot        int    `json:"slot"`
-	Incarnation int    `json:"incarnation"`
-	HistoryPath string `json:"history_path"`
+	// Consumer is the share consumer: "kgo" or "sharechaos" (default: ours
+	// for the native realization, which needs it, else kgo's).
+	Consumer string `json:"consumer,omitempty"`
+	// AddShareAcksToTxnKey and TxnShareAcknowledgeKey are the API keys of
+	// KIP-1289's RPCs (native realization); 0: the defaults.
+	AddShareAcksToTxnKey   int16  `json:"add_share_acks_to_txn_key,omitempty"`
+	TxnShareAcknowledgeKey int16  `json:"txn_share_acknowledge_key,omitempty"`
+	Slot                   int    `json:"slot"`
+	Incarnation            int    `json:"incarnation"`
+	HistoryPath            string `json:"history_path"`
 	// MaxRecords bounds one poll (one fetch per poll: kgo ShareMaxRecordsStrict).
 	MaxRecords int32 `json:"max_records"`
 	// TxnTimeout is transaction.timeout.ms: shorter than the acquisition lock.
@@ -58,11 +65,22 @@ func (c WorkerConfig) Validate() error {
 	switch c.Mode {
 	case Implicit, Explicit:
 	case Transactional:
-		if c.Realization != "ledger" && c.Realization != "native" {
+		switch {
+		case c.Realization != RealizationLedger && c.Realization != RealizationNative:
 			errs = append(errs, fmt.Errorf("realization %q: want ledger or native", c.Realization))
+		case c.Realization == RealizationNative && c.Consumer != ConsumerSharechaos:
+			// kgo's consumer ACCEPTs on the next poll what was not marked, and
+			// every mark is itself a non-transactional ack.
+			errs = append(errs, fmt.Errorf("consumer %q: the native realization needs %q, which leaves acks to the transaction", c.Consumer, ConsumerSharechaos))
+		case c.Realization == RealizationLedger && c.Consumer != ConsumerKgo:
+			// The ledger renews locks and settles through kgo's client.
+			errs = append(errs, fmt.Errorf("consumer %q: the ledger realization runs on %q", c.Consumer, ConsumerKgo))
 		}
 	default:
 		errs = append(errs, fmt.Errorf("mode %q: want implicit, explicit or transactional", c.Mode))
+	}
+	if c.Consumer != ConsumerKgo && c.Consumer != ConsumerSharechaos {
+		errs = append(errs, fmt.Errorf("consumer %q: want kgo or sharechaos", c.Consumer))
 	}
 	if c.MaxRecords <= 0 {
 		errs = append(errs, fmt.Errorf("max_records %d: want > 0", c.MaxRecords))
@@ -73,7 +91,19 @@ func (c WorkerConfig) Validate() error {
 	return nil
 }
 
+// Realizations of the transactional mode (kip1289 names them the same).
+const (
+	RealizationLedger = "ledger"
+	RealizationNative = "native"
+)
+
 func (c *WorkerConfig) defaults() {
+	if c.Consumer == "" {
+		c.Consumer = ConsumerKgo
+		if c.Mode == Transactional && c.Realization == RealizationNative {
+			c.Consumer = ConsumerSharechaos
+		}
+	}
 	if c.TxnTimeout == 0 {
 		c.TxnTimeout = Duration(10 * time.Second)
 	}

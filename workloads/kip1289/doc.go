@@ -16,7 +16,8 @@
 // Resolve turns `--txn-acks` and `--on-unsupported` into a Decision.
 //
 // Realizations of the ctp.TxnAcker seam: NewNativeAcker (the KIP-1289 RPCs;
-// refused by default, see NativeWorkloadSupported) and package ledger (the
+// the loop runs it on our share consumer, never on kgo's, which auto-accepts)
+// and package ledger (the
 // acks as ledger records in the same transaction, for brokers without
 // KIP-1289). NewTxnAcker picks one from a ctp.WorkerConfig.
 package kip1289

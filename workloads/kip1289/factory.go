@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharechaos/sharechaos/workloads/ctp"
@@ -20,8 +19,8 @@ import (
 //   - "ledger": the ledger partition is partition 0 of cfg.LedgerTopic (one
 //     partition per share group); the reader client has the worker's
 //     bootstrap and a client id of its own.
-//   - "native": refused on kgo's share consumer (NativeWorkloadSupported),
-//     with the default API keys otherwise.
+//   - "native": on our share consumer (consumer is nil), with the worker's
+//     API keys; refused on kgo's (errKgoAutoAccepts).
 func NewTxnAcker(ctx context.Context, cfg ctp.WorkerConfig, consumer *kgo.Client) (ctp.TxnAcker, error) {
 	secure, err := cfg.Client.Opts()
 	if err != nil {
@@ -40,37 +39,35 @@ func NewTxnAcker(ctx context.Context, cfg ctp.WorkerConfig, consumer *kgo.Client
 			Consumer:   consumer,
 		})
 	case RealizationNative:
-		if err := NativeWorkloadSupported(); err != nil {
-			return nil, err
+		if consumer != nil {
+			return nil, fmt.Errorf("new txn acker: %w", errKgoAutoAccepts)
 		}
-		clientID := "sharechaos-" + cfg.Name() // the loop's consumer's client id
-		adm, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(cfg.Bootstrap...)}, secure...)...)
-		if err != nil {
-			return nil, fmt.Errorf("new txn acker: %w", err)
-		}
-		var md *ShareGroupMetadata // looked up once: the wire carries only the group
-		acker, err := NewNativeAcker(NativeConfig{
-			Keys:               DefaultAPIKeys(),
-			ConsumerLeavesAcks: true, // unreachable until NativeWorkloadSupported says so
-			Metadata: func(ctx context.Context) (ShareGroupMetadata, error) {
-				if md == nil {
-					got, err := LookupShareMember(ctx, kadm.NewClient(adm), cfg.Group, clientID)
-					if err != nil {
-						return ShareGroupMetadata{}, err
-					}
-					md = &got
-				}
-				return *md, nil
+		keys := workerKeys(cfg)
+		// The member id and epoch come with each transaction from our share
+		// consumer (ctp.Txn); the metadata source only names the group.
+		return NewNativeAcker(NativeConfig{
+			Keys:               keys,
+			ConsumerLeavesAcks: true, // ctp.WorkerConfig.Validate: native runs on our share consumer
+			Metadata: func(context.Context) (ShareGroupMetadata, error) {
+				return ShareGroupMetadata{GroupID: cfg.Group}, nil
 			},
-			OnClose: adm.Close,
 		})
-		if err != nil {
-			adm.Close()
-			return nil, err
-		}
-		return acker, nil
 	}
 	return nil, fmt.Errorf("new txn acker: realization %q: want ledger or native", cfg.Realization)
 }
 
 var _ ctp.NewTxnAcker = NewTxnAcker
+
+// ProducerOpts are the options a worker's transactional producer needs for
+// cfg's realization (ctp.Deps.ProducerOpts): native sends KIP-1289's RPCs
+// through it, which kgo refuses unless its versions table has their keys.
+func ProducerOpts(cfg ctp.WorkerConfig) []kgo.Opt {
+	if cfg.Mode != ctp.Transactional || cfg.Realization != RealizationNative {
+		return nil
+	}
+	return []kgo.Opt{workerKeys(cfg).ClientOpt()}
+}
+
+func workerKeys(cfg ctp.WorkerConfig) APIKeys {
+	return APIKeys{AddShareAcksToTxn: cfg.AddShareAcksToTxnKey, TxnShareAcknowledge: cfg.TxnShareAcknowledgeKey}.orDefault()
+}

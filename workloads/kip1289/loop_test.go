@@ -97,7 +97,7 @@ func runCell(t *testing.T, seeds []string, mode ctp.AckMode, records, workers in
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[slot] = ctp.RunWorker(runCtx, cfg, kip1289.NewTxnAcker)
+			errs[slot] = ctp.RunWorker(runCtx, cfg, ctp.Deps{NewTxnAcker: kip1289.NewTxnAcker})
 		}()
 	}
 	start, end := waitDrained(ctx, t, admin, top)

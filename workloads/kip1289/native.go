@@ -19,13 +19,11 @@ var errKgoAutoAccepts = errors.New("kgo's share consumer ACCEPTs, on the next po
 	"that fails to materialize transactional acks")
 
 // NativeWorkloadSupported reports whether the native realization can run a
-// CTP loop on this client. It cannot yet: see the error. The API, the wire
-// messages and the negotiation are there and tested; the loop needs a share
-// consumer that can leave acks alone (a raw ShareFetch consumer, or a kgo
-// option to hand acks to a transaction).
-func NativeWorkloadSupported() error {
-	return fmt.Errorf("native KIP-1289 workload: %w", errKgoAutoAccepts)
-}
+// CTP loop. It can: the loop runs it on our share consumer
+// (workloads/shareconsumer, ctp.ConsumerSharechaos), which never acks on its
+// own. kgo's share consumer cannot carry it (errKgoAutoAccepts), and the
+// worker config refuses that pairing.
+func NativeWorkloadSupported() error { return nil }
 
 // NativeConfig configures the native realization.
 type NativeConfig struct {
@@ -35,8 +33,8 @@ type NativeConfig struct {
 	Metadata func(ctx context.Context) (ShareGroupMetadata, error)
 	// ConsumerLeavesAcks asserts that the loop's share consumer sends no ack
 	// of its own for records whose acks went into a transaction. kgo's share
-	// consumer does not (NativeWorkloadSupported), so NewNativeAcker refuses
-	// without it; tests that drive the acker by hand set it.
+	// consumer does not (errKgoAutoAccepts), so NewNativeAcker refuses
+	// without it.
 	ConsumerLeavesAcks bool
 	// OnClose, if set, runs at Close (e.g. to close the client Metadata uses).
 	OnClose func()
@@ -56,7 +54,7 @@ var _ ctp.TxnAcker = (*NativeAcker)(nil)
 // NewNativeAcker builds the native realization.
 func NewNativeAcker(cfg NativeConfig) (*NativeAcker, error) {
 	if !cfg.ConsumerLeavesAcks {
-		return nil, NativeWorkloadSupported()
+		return nil, fmt.Errorf("new native acker: %w", errKgoAutoAccepts)
 	}
 	if cfg.Metadata == nil {
 		return nil, errors.New("new native acker: no share group metadata source")
@@ -82,6 +80,12 @@ func (a *NativeAcker) AddAcks(ctx context.Context, txn ctp.Txn, batch []*kgo.Rec
 	md, err := a.cfg.Metadata(ctx)
 	if err != nil {
 		return fmt.Errorf("share group metadata: %w", err)
+	}
+	if txn.MemberID != "" {
+		// The consumer knows its member id and current epoch: they go with
+		// TxnShareAcknowledge (the proposed amendment), so the broker can
+		// check that this member still holds the acquisition.
+		md.MemberID, md.GenerationID = txn.MemberID, txn.MemberEpoch
 	}
 	// The loop replaces its producer after a failed commit: one sender per
 	// producer, and the old ones go (one producer is live at a time).

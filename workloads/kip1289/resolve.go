@@ -2,6 +2,8 @@ package kip1289
 
 import (
 	"fmt"
+
+	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
 // Choice is `--txn-acks`.
@@ -24,8 +26,8 @@ const (
 
 // Realization names as reports spell them (ctp.Observation.Realization).
 const (
-	RealizationLedger = "ledger"
-	RealizationNative = "native"
+	RealizationLedger = ctp.RealizationLedger
+	RealizationNative = ctp.RealizationNative
 )
 
 // Mode is the ack mode a cell asked for transactional ends up running.

@@ -80,7 +80,7 @@ func (t *transport) send(ctx context.Context, p producerTxn, acks ShareAcknowled
 	if err := t.addShareAcksToTxn(ctx, p, acks, md.GroupID); err != nil {
 		return err
 	}
-	return t.txnShareAcknowledge(ctx, p, acks, md.GroupID)
+	return t.txnShareAcknowledge(ctx, p, acks, md)
 }
 
 func (t *transport) addShareAcksToTxn(ctx context.Context, p producerTxn, acks ShareAcknowledgements, group string) error {
@@ -114,7 +114,8 @@ func (t *transport) addShareAcksToTxn(ctx context.Context, p producerTxn, acks S
 	})
 }
 
-func (t *transport) txnShareAcknowledge(ctx context.Context, p producerTxn, acks ShareAcknowledgements, group string) error {
+func (t *transport) txnShareAcknowledge(ctx context.Context, p producerTxn, acks ShareAcknowledgements, md ShareGroupMetadata) error {
+	group := md.GroupID
 	ids, err := t.resolveTopicIDs(ctx, acks)
 	if err != nil {
 		return err
@@ -129,7 +130,7 @@ func (t *transport) txnShareAcknowledge(ctx context.Context, p producerTxn, acks
 		var retriable ShareAcknowledgements
 		refused = nil
 		for node, part := range byNode {
-			results, err := t.txnShareAcknowledgeTo(ctx, node, p, group, ids, part)
+			results, err := t.txnShareAcknowledgeTo(ctx, node, p, md, ids, part)
 			if err != nil {
 				return err // transport error: resend the lot, staging is idempotent
 			}
@@ -161,14 +162,21 @@ func (t *transport) txnShareAcknowledge(ctx context.Context, p producerTxn, acks
 	return nil
 }
 
-func (t *transport) txnShareAcknowledgeTo(ctx context.Context, node int32, p producerTxn, group string,
+func (t *transport) txnShareAcknowledgeTo(ctx context.Context, node int32, p producerTxn, md ShareGroupMetadata,
 	ids map[string][16]byte, acks ShareAcknowledgements) (map[TopicPartition]error, error) {
 	req := &wire.TxnShareAcknowledgeRequest{
 		APIKey:          t.keys.TxnShareAcknowledge,
-		GroupID:         group,
+		GroupID:         md.GroupID,
 		TransactionalID: p.TransactionalID,
 		ProducerID:      p.ProducerID,
 		ProducerEpoch:   p.Epoch,
+	}
+	if md.MemberID != "" && md.GenerationID > 0 {
+		// The proposed amendment's tagged fields: only a member id with a
+		// live epoch (a kgo consumer's looked-up metadata may be stale, and
+		// an absent tag is the KIP as written).
+		id, epoch := md.MemberID, md.GenerationID
+		req.MemberID, req.MemberEpoch = &id, &epoch
 	}
 	names := make(map[[16]byte]string)
 	byTopic := make(map[string]int)

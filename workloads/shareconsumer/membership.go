@@ -130,8 +130,20 @@ func (m *membership) heartbeat(ctx context.Context) time.Duration {
 		m.assigned = assigned
 	}
 	m.once.Do(func() { close(m.joined) })
+	if m.assigned == nil {
+		// Joined but nothing assigned yet: the coordinator computes the
+		// assignment after the join and hands it out on a later heartbeat.
+		// Waiting a whole interval for it leaves a new member idle while the
+		// members already fetching take the records (in a short chaos cell,
+		// all of them).
+		return min(m.interval, awaitAssignmentInterval)
+	}
 	return m.interval
 }
+
+// awaitAssignmentInterval is the heartbeat interval of a member that has
+// joined and has no assignment yet.
+const awaitAssignmentInterval = 100 * time.Millisecond
 
 func (m *membership) send(ctx context.Context, req *kmsg.ShareGroupHeartbeatRequest) (*kmsg.ShareGroupHeartbeatResponse, error) {
 	node, err := m.coord.get(ctx)

@@ -64,6 +64,15 @@ func (c *checkCell) workerWithTxnID(name, txnID string) *checkWorker {
 	return &checkWorker{c: c, name: name}
 }
 
+// workerWithTimeout starts a worker whose start event names its
+// transaction timeout.
+func (c *checkCell) workerWithTimeout(name string, d time.Duration) *checkWorker {
+	slot, _, _ := strings.Cut(name, ".")
+	c.add(history.Event{Worker: name, Type: history.Info, F: history.FStart, Realization: c.obs.Realization,
+		Attrs: map[string]string{"mode": string(c.obs.Mode), "transactional_id": "txid-" + slot, history.AttrTxnTimeout: d.String()}})
+	return &checkWorker{c: c, name: name}
+}
+
 // checkWorker writes one worker's events in the order the CTP loop does.
 type checkWorker struct {
 	c    *checkCell

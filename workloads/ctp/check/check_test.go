@@ -432,6 +432,36 @@ func TestCheckRedeliveredWhilePending(t *testing.T) {
 			checkAllowed(t, ctp.Transactional, "lock-expiry-during-txn"))
 		checkWant(t, res, verdict.Pass, nil)
 	})
+	// The holder's transaction timed out before the redelivery: the
+	// coordinator aborted it, nothing was pending any more. Committed, the
+	// same transaction did hold the acks pending.
+	timedOut := func(outcome history.Type) *checkCell {
+		c := newCheckCell(ctp.Transactional, "native", 5)
+		w1 := c.workerWithTimeout("w1.1", 10*time.Millisecond)
+		recs := w1.poll(1, checkSpan(0, 5)...)
+		w1.begin()
+		w1.send(recs)
+		w1.txnAcks(recs)
+		w1.fault("lock-expiry-during-txn", ctp.PointBeforeCommit)
+		c.now += int64(20 * time.Millisecond) // the stall
+		c.worker("w2.1").process(2, checkSpan(0, 5)...)
+		w1.commit(recs, outcome)
+		return c
+	}
+	t.Run("native/holder-timed-out", func(t *testing.T) {
+		res := check.Run(timedOut(history.Fail).obs, checkAllowed(t, ctp.Transactional, "lock-expiry-during-txn"))
+		checkWant(t, res, verdict.Pass, nil)
+	})
+	t.Run("native/holder-committed-after-its-timeout", func(t *testing.T) {
+		c := timedOut(history.OK)
+		for i := range 5 {
+			c.output("w1.1", 1, i)
+		}
+		res := check.Run(c.obs, checkAllowed(t, ctp.Transactional, "lock-expiry-during-txn"))
+		if res.Anomalies[verdict.AnomalyRedeliveredWhilePending].Count != 5 {
+			t.Errorf("anomalies %v, want %s 5", res.Anomalies, verdict.AnomalyRedeliveredWhilePending)
+		}
+	})
 	t.Run("native/after-the-holder-died", func(t *testing.T) {
 		c := newCheckCell(ctp.Transactional, "native", 5)
 		w1 := c.worker("w1.1")
@@ -565,4 +595,33 @@ func TestCheckReseededInput(t *testing.T) {
 	c.obs.ShareStart[0] = 3 // done with the first copy of r-000001 only
 	res = check.Run(c.obs, checkAllowed(t, ctp.Explicit, "steady"))
 	checkWant(t, res, verdict.Unknown, map[string]int{verdict.AnomalyUnseen: 1})
+}
+
+// A stalled worker's transaction commits after its records' locks expired
+// and another worker committed their second delivery: the outputs come in
+// the other order of the deliveries, a redelivery all the same (implicit
+// mode allows duplicates, lock-expiry-before-commit). The same delivery
+// committed by two workers stays unexplained.
+func TestDuplicateOfAStalledEarlierDelivery(t *testing.T) {
+	build := func(secondDelivery int32) *checkCell {
+		c := newCheckCell(ctp.Implicit, "", 3)
+		w1 := c.worker("w1.1")
+		recs := w1.poll(1, checkSpan(0, 3)...)
+		txn := w1.begin()
+		w1.send(recs)
+		w1.fault("lock-expiry-before-commit", ctp.PointBeforeCommit)
+		w2 := c.worker("w2.1")
+		w2.process(secondDelivery, checkSpan(0, 3)...)
+		w1.commit(recs, history.OK)
+		w1.outputs(txn, recs)
+		w1.stop("")
+		w2.stop("")
+		return c
+	}
+	res := check.Run(build(2).obs, checkAllowed(t, ctp.Implicit, "lock-expiry-before-commit"))
+	checkWant(t, res, verdict.Pass, map[string]int{verdict.AnomalyDuplicate: 3})
+	res = check.Run(build(1).obs, checkAllowed(t, ctp.Implicit, "lock-expiry-before-commit"))
+	if res.Anomalies[verdict.AnomalyDuplicateUnexplained].Count != 3 {
+		t.Errorf("one delivery committed by two workers: anomalies %v, want %s 3", res.Anomalies, verdict.AnomalyDuplicateUnexplained)
+	}
 }

@@ -190,6 +190,16 @@ func (s *state) judgeDuplicate(a, b outputCopy, acks map[workerRecord][]ackSeen)
 		return dupJudgement{dupRedelivered, CauseReleased,
 			fmt.Sprintf("%s lived on without an ack ok; it came back as delivery %d", w, b.from.count)}
 	}
+	if b.from.count < a.from.count && b.txn.worker != w {
+		// The outputs are in the other order of their deliveries: the earlier
+		// delivery's worker held its transaction open past the lock (a stall),
+		// the record was delivered again and committed, and the stalled
+		// transaction committed after it (lock-expiry-before-commit). Two
+		// deliveries all the same: a redelivery, not a broker handing one
+		// delivery out twice.
+		return dupJudgement{dupRedelivered, CauseReleased,
+			fmt.Sprintf("%s's delivery %d committed after delivery %d had been committed: its acquisition expired while it held the transaction", b.txn, b.from.count, a.from.count)}
+	}
 	return dupJudgement{dupUnexplained, CauseNoLaterDelivery,
 		fmt.Sprintf("the second output's delivery %d is not later than the first's %d", b.from.count, a.from.count)}
 }

@@ -61,6 +61,9 @@ func checkRedeliveredWhilePending(s *state) *part {
 		if fenced := s.fencedAfter(t.worker, info.acksAt); fenced != 0 && fenced < end {
 			end = fenced
 		}
+		if timedOut := s.timedOutAt(t, info); timedOut != 0 && timedOut < end {
+			end = timedOut
+		}
 		for id := range info.acked {
 			windows = append(windows, window{t, info, info.acksAt, end, byID[id]})
 			byID[id] = len(windows)
@@ -96,6 +99,22 @@ func checkRedeliveredWhilePending(s *state) *part {
 		p.report(verdict.AnomalyRedeliveredWhilePending, pr.id, "", func() string { return s.pendingSummary(pr) })
 	}
 	return p
+}
+
+// timedOutAt is when the coordinator aborts t on its transaction timeout, for
+// a transaction that did not commit: its pending acks were discarded then,
+// so a record redelivered later was not pending (under `hold` the reference
+// broker returns it only after that abort; lock-expiry-during-txn's stall
+// outlasts the timeout). begin + timeout is no later than the coordinator's
+// deadline, which runs from the transaction's first partition. A transaction
+// that committed did not time out: its window runs to the commit. 0 when the
+// history does not say the worker's timeout.
+func (s *state) timedOutAt(t txnRef, info *txnInfo) int64 {
+	d := s.txnTimeout[t.worker]
+	if d <= 0 || info.beganAt == 0 || info.sawCommitOK {
+		return 0
+	}
+	return info.beganAt + d.Nanoseconds()
 }
 
 func (s *state) pendingSummary(p pendingRedelivery) string {

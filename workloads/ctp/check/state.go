@@ -44,6 +44,9 @@ type state struct {
 	// first, and txnIDOf each worker's transactional id (fencing).
 	starts  map[string][]startEvent
 	txnIDOf map[string]string
+	// txnTimeout is each worker's transaction timeout, when its start
+	// event says (older histories do not).
+	txnTimeout map[string]time.Duration
 	// stoppedAt is when each worker wrote its stop event (a clean or
 	// error exit it lived to record); a worker without one was killed.
 	stoppedAt map[string]int64
@@ -121,6 +124,7 @@ func newState(obs ctp.Observation) *state {
 		lastTS:      make(map[string]int64),
 		starts:      make(map[string][]startEvent),
 		txnIDOf:     make(map[string]string),
+		txnTimeout:  make(map[string]time.Duration),
 		stoppedAt:   make(map[string]int64),
 		lastPoll:    make(map[workerRecord]delivery),
 		firstTS:     math.MaxInt64,
@@ -267,6 +271,9 @@ func (s *state) readHistory() {
 				}
 			}
 		case history.FStart:
+			if d, err := time.ParseDuration(e.Attrs[history.AttrTxnTimeout]); err == nil && d > 0 {
+				s.txnTimeout[e.Worker] = d
+			}
 			if id := e.Attrs["transactional_id"]; id != "" {
 				s.txnIDOf[e.Worker] = id
 				s.starts[id] = append(s.starts[id], startEvent{e.Worker, e.TS})
@@ -311,6 +318,10 @@ func (s *state) readTxnEvent(e history.Event) {
 		info.lastAt = e.TS
 	}
 	switch e.F {
+	case history.FBegin:
+		if e.Type == history.OK && info.beganAt == 0 {
+			info.beganAt = e.TS
+		}
 	case history.FSend:
 		// Every send event counts, not only ok: the ids of a send that failed
 		// half-way were meant for this transaction too, and part of them

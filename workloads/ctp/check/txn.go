@@ -32,6 +32,8 @@ type txnInfo struct {
 	lastAt int64
 	// acked are the ids whose acks went into it (txn-acks ok, commit records).
 	acked map[string]struct{}
+	// beganAt is when beginTransaction returned, 0 if never seen.
+	beganAt int64
 	// acksAt is when its acks were first certainly pending (txn-acks ok), 0 if never.
 	acksAt int64
 	// closedAt is when it stopped being able to commit later: the commit's
