@@ -1,10 +1,9 @@
 package bench
 
 import (
+	"github.com/sharechaos/sharechaos/result"
 	"strings"
 	"testing"
-
-	"github.com/sharechaos/sharechaos/reports"
 )
 
 func TestCompareEqualSamplesNotSignificant(t *testing.T) {
@@ -81,22 +80,22 @@ func TestMinUTestP(t *testing.T) {
 }
 
 func TestCompareModesTable(t *testing.T) {
-	var runs []reports.BenchRun
-	lat := func(p50, p99 float64) map[string]reports.Percentiles {
-		return map[string]reports.Percentiles{TxnTotalDuration: {Count: 100, P50: p50, P99: p99}}
+	var runs []result.BenchRun
+	lat := func(p50, p99 float64) map[string]result.Percentiles {
+		return map[string]result.Percentiles{TxnTotalDuration: {Count: 100, P50: p50, P99: p99}}
 	}
 	// Interleaved repeats: explicit ~10 ms, transactional ~20 ms, implicit ~10 ms.
 	for rep := 0; rep < 5; rep++ {
 		f := float64(rep) * 0.1
 		for _, batch := range []int{1, 10} {
 			runs = append(runs,
-				reports.BenchRun{Mode: "transactional", Realization: "ledger", Batch: batch, Repeat: rep, Latency: lat(20+f, 40+f)},
-				reports.BenchRun{Mode: "explicit", Batch: batch, Repeat: rep, Latency: lat(10+f, 20+f)},
-				reports.BenchRun{Mode: "implicit", Batch: batch, Repeat: rep, Latency: lat(10.05+f, 20.05+f)},
+				result.BenchRun{Mode: "transactional", Realization: "ledger", Batch: batch, Repeat: rep, Latency: lat(20+f, 40+f)},
+				result.BenchRun{Mode: "explicit", Batch: batch, Repeat: rep, Latency: lat(10+f, 20+f)},
+				result.BenchRun{Mode: "implicit", Batch: batch, Repeat: rep, Latency: lat(10.05+f, 20.05+f)},
 			)
 		}
 	}
-	runs = append(runs, reports.BenchRun{Mode: "explicit", Batch: 10, Repeat: 5, Error: "worker died"})
+	runs = append(runs, result.BenchRun{Mode: "explicit", Batch: 10, Repeat: 5, Error: "worker died"})
 	rows := CompareModes(runs, CompareOptions{})
 	if len(rows) != 2*2*2 { // batches x percentiles x candidates
 		t.Fatalf("%d rows: %+v", len(rows), rows)

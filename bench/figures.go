@@ -2,19 +2,18 @@ package bench
 
 import (
 	"fmt"
+	"github.com/sharechaos/sharechaos/result"
 	"path/filepath"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/sharechaos/sharechaos/reports"
 )
 
 // LatencyOverTime is metric's percentile q (0-100) per step, offsets counted
 // from origin (the run's start). step is rounded up to a whole number of slots;
 // steps without values are left out (a gap, not a zero).
-func (s *Snapshot) LatencyOverTime(metric string, origin time.Time, step time.Duration, q float64) reports.TimeSeries {
-	ts := reports.TimeSeries{Label: fmt.Sprintf("%s p%s", metric, percentileLabel(q))}
+func (s *Snapshot) LatencyOverTime(metric string, origin time.Time, step time.Duration, q float64) result.TimeSeries {
+	ts := result.TimeSeries{Label: fmt.Sprintf("%s p%s", metric, percentileLabel(q))}
 	per := s.slotsPerStep(step)
 	buckets := map[int64][]*hdr.PackedHistogram{}
 	for i, p := range s.latencies[metric] {
@@ -28,7 +27,7 @@ func (s *Snapshot) LatencyOverTime(metric string, origin time.Time, step time.Du
 		for _, p := range buckets[b] {
 			p.MergeInto(h.h)
 		}
-		ts.Points = append(ts.Points, reports.TimePoint{
+		ts.Points = append(ts.Points, result.TimePoint{
 			Offset: time.Duration(b) * time.Duration(per) * s.interval,
 			Value:  float64(h.Quantile(q)) / float64(time.Millisecond),
 		})
@@ -39,8 +38,8 @@ func (s *Snapshot) LatencyOverTime(metric string, origin time.Time, step time.Du
 // RateOverTime is counter's rate per second per step, offsets from origin. Steps
 // between the first and the last that hold a count are filled with zeros: a
 // stall shows as a drop to zero.
-func (s *Snapshot) RateOverTime(counter string, origin time.Time, step time.Duration) reports.TimeSeries {
-	ts := reports.TimeSeries{Label: counter + " /s"}
+func (s *Snapshot) RateOverTime(counter string, origin time.Time, step time.Duration) result.TimeSeries {
+	ts := result.TimeSeries{Label: counter + " /s"}
 	per := s.slotsPerStep(step)
 	buckets := map[int64]int64{}
 	for i, n := range s.counters[counter] {
@@ -52,7 +51,7 @@ func (s *Snapshot) RateOverTime(counter string, origin time.Time, step time.Dura
 	}
 	stepLen := time.Duration(per) * s.interval
 	for b := keys[0]; b <= keys[len(keys)-1]; b++ {
-		ts.Points = append(ts.Points, reports.TimePoint{
+		ts.Points = append(ts.Points, result.TimePoint{
 			Offset: time.Duration(b) * stepLen,
 			Value:  float64(buckets[b]) / stepLen.Seconds(),
 		})
@@ -90,22 +89,22 @@ func (s *Snapshot) stepOf(i int64, origin time.Time, per int64) int64 {
 
 // Shades turns fault windows into shaded bands of a time figure whose offsets
 // count from origin.
-func Shades(windows []Window, origin time.Time) []reports.Shade {
-	var out []reports.Shade
+func Shades(windows []Window, origin time.Time) []result.Shade {
+	var out []result.Shade
 	for _, w := range windows {
 		end := w.End
 		if !end.After(w.Start) {
 			end = w.Start
 		}
-		out = append(out, reports.Shade{Label: w.Name, From: w.Start.Sub(origin), To: end.Sub(origin)})
+		out = append(out, result.Shade{Label: w.Name, From: w.Start.Sub(origin), To: end.Sub(origin)})
 	}
 	return out
 }
 
 // SpectrumFigure is one percentile-spectrum figure with a line per metric of s
 // (those that hold values).
-func (s *Snapshot) SpectrumFigure(title string, metrics ...string) reports.Figure {
-	f := reports.Figure{Title: title, YLabel: "latency (ms)"}
+func (s *Snapshot) SpectrumFigure(title string, metrics ...string) result.Figure {
+	f := result.Figure{Title: title, YLabel: "latency (ms)"}
 	for _, m := range metrics {
 		if h := s.Histogram(m); h.Count() > 0 {
 			f.Spectra = append(f.Spectra, h.Spectrum(m))
@@ -118,13 +117,13 @@ func (s *Snapshot) SpectrumFigure(title string, metrics ...string) reports.Figur
 // percentile spectrum of the given latency metrics, their p50 and p99 over time
 // with the fault windows shaded, and the throughput of the given counters over
 // time. Figures without data are left out.
-func (s *Snapshot) CellFigures(origin time.Time, windows []Window, latencies []string, counters []string) []reports.Figure {
+func (s *Snapshot) CellFigures(origin time.Time, windows []Window, latencies []string, counters []string) []result.Figure {
 	const step = time.Second
-	var figs []reports.Figure
+	var figs []result.Figure
 	if f := s.SpectrumFigure("latency percentile spectrum", latencies...); len(f.Spectra) > 0 {
 		figs = append(figs, f)
 	}
-	over := reports.Figure{Title: "latency over time (p50, p99)", YLabel: "latency (ms)", Shades: Shades(windows, origin)}
+	over := result.Figure{Title: "latency over time (p50, p99)", YLabel: "latency (ms)", Shades: Shades(windows, origin)}
 	for _, m := range latencies {
 		for _, q := range []float64{50, 99} {
 			if ts := s.LatencyOverTime(m, origin, step, q); len(ts.Points) > 0 {
@@ -135,7 +134,7 @@ func (s *Snapshot) CellFigures(origin time.Time, windows []Window, latencies []s
 	if len(over.Series) > 0 {
 		figs = append(figs, over)
 	}
-	thr := reports.Figure{Title: "throughput over time", YLabel: "per second", Shades: Shades(windows, origin)}
+	thr := result.Figure{Title: "throughput over time", YLabel: "per second", Shades: Shades(windows, origin)}
 	for _, c := range counters {
 		if ts := s.RateOverTime(c, origin, step); len(ts.Points) > 0 {
 			thr.Series = append(thr.Series, ts)

@@ -4,12 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/sharechaos/sharechaos/internal/atomicfile"
 	"io"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/sharechaos/sharechaos/reports"
 )
 
 // WriteHGRM writes the histogram as an HdrHistogram percentile distribution
@@ -56,7 +55,7 @@ func (h *Histogram) WriteHGRMFile(path string) error {
 	if err := h.WriteHGRM(&buf); err != nil {
 		return err
 	}
-	return reports.WriteFileAtomic(path, buf.Bytes())
+	return atomicfile.Write(path, buf.Bytes())
 }
 
 var (

@@ -6,12 +6,11 @@ package bench
 
 import (
 	"fmt"
+	"github.com/sharechaos/sharechaos/result"
 	"math"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/sharechaos/sharechaos/reports"
 )
 
 // Every histogram of the suite has one geometry, so any two merge without loss
@@ -95,11 +94,11 @@ func (h *Histogram) Merge(other *Histogram) {
 func (h *Histogram) Clone() *Histogram { return &Histogram{h: h.h.Clone()} }
 
 // Percentiles summarizes the histogram in milliseconds for result.json.
-func (h *Histogram) Percentiles() reports.Percentiles {
+func (h *Histogram) Percentiles() result.Percentiles {
 	if h.Count() == 0 {
-		return reports.Percentiles{}
+		return result.Percentiles{}
 	}
-	return reports.Percentiles{
+	return result.Percentiles{
 		Count: h.Count(),
 		P50:   ms(h.Quantile(50)),
 		P90:   ms(h.Quantile(90)),
@@ -112,13 +111,13 @@ func (h *Histogram) Percentiles() reports.Percentiles {
 
 // Spectrum is the histogram's percentile distribution (5 ticks per half
 // distance, as .hgrm files have it), labelled, for report figures.
-func (h *Histogram) Spectrum(label string) reports.Spectrum {
-	s := reports.Spectrum{Label: label}
+func (h *Histogram) Spectrum(label string) result.Spectrum {
+	s := result.Spectrum{Label: label}
 	if h.Count() == 0 {
 		return s
 	}
 	for _, b := range h.h.CumulativeDistributionWithTicks(5) {
-		s.Points = append(s.Points, reports.SpectrumPoint{
+		s.Points = append(s.Points, result.SpectrumPoint{
 			Percentile: b.Quantile,
 			ValueMs:    float64(b.ValueAt) / float64(time.Millisecond),
 		})

@@ -2,9 +2,8 @@ package bench
 
 import (
 	"fmt"
+	"github.com/sharechaos/sharechaos/result"
 	"slices"
-
-	"github.com/sharechaos/sharechaos/reports"
 )
 
 // CompareOptions says what CompareModes compares. Zero fields take defaults.
@@ -38,7 +37,7 @@ func (o CompareOptions) withDefaults() CompareOptions {
 
 // ModeLabel names a run's mode with its realization when it has one
 // ("transactional/ledger"), so two realizations are never pooled.
-func ModeLabel(r reports.BenchRun) string { return r.Label() }
+func ModeLabel(r result.BenchRun) string { return r.Label() }
 
 // CompareModes compares every mode with the baseline, per batch size, metric
 // and percentile. The unit of the test is one repeat: each side's sample holds
@@ -47,7 +46,7 @@ func ModeLabel(r reports.BenchRun) string { return r.Label() }
 // Repeats that failed (Error set) or recorded nothing for a metric are left out
 // and named in the warnings. Rows come in order: batch, metric, percentile,
 // candidate in order of first appearance.
-func CompareModes(runs []reports.BenchRun, opt CompareOptions) []reports.BenchComparison {
+func CompareModes(runs []result.BenchRun, opt CompareOptions) []result.BenchComparison {
 	o := opt.withDefaults()
 	var batches []int
 	var modes []string
@@ -61,7 +60,7 @@ func CompareModes(runs []reports.BenchRun, opt CompareOptions) []reports.BenchCo
 	}
 	slices.Sort(batches)
 
-	var out []reports.BenchComparison
+	var out []result.BenchComparison
 	for _, b := range batches {
 		for _, m := range o.Metrics {
 			for _, p := range o.Percentiles {
@@ -75,7 +74,7 @@ func CompareModes(runs []reports.BenchRun, opt CompareOptions) []reports.BenchCo
 						continue
 					}
 					c := Compare(base, cand, o.Alpha)
-					row := reports.BenchComparison{
+					row := result.BenchComparison{
 						Batch: b, Metric: m, Percentile: p,
 						Baseline: o.Baseline, Candidate: mode,
 						BaselineMs: base, CandidateMs: cand,
@@ -97,7 +96,7 @@ func CompareModes(runs []reports.BenchRun, opt CompareOptions) []reports.BenchCo
 
 // sampleOf is one value per usable repeat of mode at batch, in run order, and
 // why the others were left out.
-func sampleOf(runs []reports.BenchRun, mode string, batch int, metric, pct string) (values []float64, skipped []string) {
+func sampleOf(runs []result.BenchRun, mode string, batch int, metric, pct string) (values []float64, skipped []string) {
 	values = []float64{}
 	for _, r := range runs {
 		if ModeLabel(r) != mode || r.Batch != batch {
@@ -124,7 +123,7 @@ func sampleOf(runs []reports.BenchRun, mode string, batch int, metric, pct strin
 
 // PercentileValue picks a field of p by name: "p50", "p90", "p99", "p99.9"
 // (or "p999"), "max", "mean".
-func PercentileValue(p reports.Percentiles, name string) (float64, bool) {
+func PercentileValue(p result.Percentiles, name string) (float64, bool) {
 	switch name {
 	case "p50":
 		return p.P50, true

@@ -1,9 +1,8 @@
 package bench
 
 import (
+	"github.com/sharechaos/sharechaos/result"
 	"time"
-
-	"github.com/sharechaos/sharechaos/reports"
 )
 
 // Phase is a part of a run relative to its faults.
@@ -83,8 +82,8 @@ func (s *Snapshot) PhaseCounter(name string, windows []Window) map[Phase]int64 {
 // LatencySummary summarizes every latency metric for result.json (Cell.Latency,
 // BenchRun.Latency): key "metric" for the whole run and, when windows are given,
 // "metric/before", "metric/during", "metric/after" for the phases that hold values.
-func (s *Snapshot) LatencySummary(windows []Window) map[string]reports.Percentiles {
-	out := map[string]reports.Percentiles{}
+func (s *Snapshot) LatencySummary(windows []Window) map[string]result.Percentiles {
+	out := map[string]result.Percentiles{}
 	for _, metric := range s.Latencies() {
 		out[metric] = s.Histogram(metric).Percentiles()
 		if len(windows) == 0 {

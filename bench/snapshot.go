@@ -7,14 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sharechaos/sharechaos/internal/atomicfile"
 	"maps"
 	"os"
 	"slices"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/sharechaos/sharechaos/reports"
 )
 
 // DefaultInterval is the time slot a Recorder files values under. Phases (before,
@@ -315,7 +314,7 @@ func (s *Snapshot) WriteFile(path string) error {
 	if err != nil {
 		return fmt.Errorf("write snapshot %s: %w", path, err)
 	}
-	return reports.WriteFileAtomic(path, b)
+	return atomicfile.Write(path, b)
 }
 
 // ReadSnapshotFile reads a file WriteFile wrote.

@@ -2,17 +2,16 @@ package bench
 
 import (
 	"cmp"
+	"github.com/sharechaos/sharechaos/result"
 	"slices"
 	"time"
-
-	"github.com/sharechaos/sharechaos/reports"
 )
 
 // FillCell returns c with its latency fields filled from the cell's snapshot:
 // Latency (whole run and, given fault windows, per phase), CommitP50Ms and
 // CommitP99Ms from txn_commit_duration, TxnP50Ms and TxnP99Ms from
 // txn_total_duration.
-func FillCell(c reports.Cell, s *Snapshot, windows []Window) reports.Cell {
+func FillCell(c result.Cell, s *Snapshot, windows []Window) result.Cell {
 	c.Latency = s.LatencySummary(windows)
 	commit, txn := c.Latency[TxnCommitDuration], c.Latency[TxnTotalDuration]
 	c.CommitP50Ms, c.CommitP99Ms = commit.P50, commit.P99
@@ -24,7 +23,7 @@ func FillCell(c reports.Cell, s *Snapshot, windows []Window) reports.Cell {
 // Latency (per phase too, given windows), Counters, and TxnPerSec and
 // RecordsPerSec from the transactions and records counters over r.DurationS
 // (over the snapshot's span when DurationS is 0).
-func FillRun(r reports.BenchRun, s *Snapshot, windows []Window) reports.BenchRun {
+func FillRun(r result.BenchRun, s *Snapshot, windows []Window) result.BenchRun {
 	r.Latency = s.LatencySummary(windows)
 	r.Counters = s.CounterTotals()
 	secs := r.DurationS
@@ -42,7 +41,7 @@ func FillRun(r reports.BenchRun, s *Snapshot, windows []Window) reports.BenchRun
 // Repeat is one bench repeat's recording, for ModeFigures.
 type Repeat struct {
 	// Run names the repeat (mode, realization, batch, repeat, start).
-	Run reports.BenchRun
+	Run result.BenchRun
 	// Snapshot is what the repeat recorded (workers' snapshots merged).
 	Snapshot *Snapshot
 	// Windows are the fault windows of the repeat, if any.
@@ -55,13 +54,13 @@ type Repeat struct {
 // line per mode, each from the mode's first repeat (offsets from its own
 // start). The shaded fault windows are those of the first mode's first repeat
 // that has any: repeats run the same schedule, so their offsets agree closely.
-func ModeFigures(repeats []Repeat, metric string) reports.BenchFigures {
+func ModeFigures(repeats []Repeat, metric string) result.BenchFigures {
 	const step = time.Second
 	byBatch := map[int][]Repeat{}
 	for _, r := range repeats {
 		byBatch[r.Run.Batch] = append(byBatch[r.Run.Batch], r)
 	}
-	out := reports.BenchFigures{}
+	out := result.BenchFigures{}
 	for batch, reps := range byBatch {
 		slices.SortStableFunc(reps, func(a, b Repeat) int { return cmp.Compare(a.Run.Repeat, b.Run.Repeat) })
 		var labels []string
@@ -78,9 +77,9 @@ func ModeFigures(repeats []Repeat, metric string) reports.BenchFigures {
 			// repeat is left out of the spectrum rather than failing the report.
 			_ = merged[l].Merge(r.Snapshot)
 		}
-		spec := reports.Figure{Title: metric + " percentile spectrum by mode (all repeats)", YLabel: "latency (ms)"}
-		over := reports.Figure{Title: metric + " p99 over time (first repeat of each mode)", YLabel: "latency (ms)"}
-		thr := reports.Figure{Title: "throughput over time (first repeat of each mode)", YLabel: "transactions per second"}
+		spec := result.Figure{Title: metric + " percentile spectrum by mode (all repeats)", YLabel: "latency (ms)"}
+		over := result.Figure{Title: metric + " p99 over time (first repeat of each mode)", YLabel: "latency (ms)"}
+		thr := result.Figure{Title: "throughput over time (first repeat of each mode)", YLabel: "transactions per second"}
 		for _, l := range labels {
 			if h := merged[l].Histogram(metric); h.Count() > 0 {
 				spec.Spectra = append(spec.Spectra, h.Spectrum(l))
@@ -103,7 +102,7 @@ func ModeFigures(repeats []Repeat, metric string) reports.BenchFigures {
 				thr.Shades = over.Shades
 			}
 		}
-		for _, fig := range []reports.Figure{spec, over, thr} {
+		for _, fig := range []result.Figure{spec, over, thr} {
 			if len(fig.Spectra) > 0 || len(fig.Series) > 0 {
 				out[batch] = append(out[batch], fig)
 			}

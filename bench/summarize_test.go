@@ -1,10 +1,9 @@
 package bench
 
 import (
+	"github.com/sharechaos/sharechaos/result"
 	"testing"
 	"time"
-
-	"github.com/sharechaos/sharechaos/reports"
 )
 
 func TestFillCellAndRun(t *testing.T) {
@@ -18,18 +17,18 @@ func TestFillCellAndRun(t *testing.T) {
 	}
 	s := r.Snapshot()
 	win := []Window{{Name: "f", Start: t0.Add(time.Second), End: t0.Add(1500 * time.Millisecond)}}
-	c := FillCell(reports.Cell{Scenario: "steady"}, s, win)
+	c := FillCell(result.Cell{Scenario: "steady"}, s, win)
 	if c.CommitP50Ms < 1.99 || c.CommitP50Ms > 2.01 || c.TxnP99Ms < 4.99 || c.TxnP99Ms > 5.01 {
 		t.Fatalf("cell %+v", c)
 	}
 	if c.Latency[TxnCommitDuration+"/during"].Count != 50 {
 		t.Fatalf("phase summary %+v", c.Latency)
 	}
-	run := FillRun(reports.BenchRun{Mode: "explicit", DurationS: 2}, s, nil)
+	run := FillRun(result.BenchRun{Mode: "explicit", DurationS: 2}, s, nil)
 	if run.TxnPerSec != 100 || run.RecordsPerSec != 1000 || run.Counters[Transactions] != 200 {
 		t.Fatalf("run %+v", run)
 	}
-	if run = FillRun(reports.BenchRun{}, s, nil); run.TxnPerSec != 100 {
+	if run = FillRun(result.BenchRun{}, s, nil); run.TxnPerSec != 100 {
 		t.Fatalf("rate from the span: %+v", run.TxnPerSec)
 	}
 }
@@ -46,7 +45,7 @@ func TestModeFigures(t *testing.T) {
 				r.Add(Transactions, at, 1)
 			}
 			reps = append(reps, Repeat{
-				Run:      reports.BenchRun{Mode: mode, Batch: 10, Repeat: rep, Started: start},
+				Run:      result.BenchRun{Mode: mode, Batch: 10, Repeat: rep, Started: start},
 				Snapshot: r.Snapshot(),
 				Windows:  []Window{{Name: "slow-network", Start: start.Add(time.Second), End: start.Add(2 * time.Second)}},
 			})

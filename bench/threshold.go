@@ -3,12 +3,11 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"github.com/sharechaos/sharechaos/result"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/sharechaos/sharechaos/reports"
 )
 
 // Threshold is a pass/fail criterion written as data, k6 style:
@@ -183,8 +182,8 @@ func (t Threshold) Matches(tags map[string]string) bool {
 
 // Evaluate judges the threshold on a snapshot. A metric that was never
 // recorded fails (a typo must not pass silently).
-func (t Threshold) Evaluate(s *Snapshot) reports.ThresholdResult {
-	res := reports.ThresholdResult{Threshold: t.Text, Metric: t.Metric}
+func (t Threshold) Evaluate(s *Snapshot) result.ThresholdResult {
+	res := result.ThresholdResult{Threshold: t.Text, Metric: t.Metric}
 	switch {
 	case t.latencyStat():
 		res.Unit = "ms"
@@ -231,8 +230,8 @@ func (t Threshold) Evaluate(s *Snapshot) reports.ThresholdResult {
 // EvaluateSummary judges the threshold on summaries alone (a result.json's
 // Latency and counters, no histograms): p(50), p(90), p(99), p(99.9), med, avg,
 // max and count are available; others fail with the reason.
-func (t Threshold) EvaluateSummary(latency map[string]reports.Percentiles, counters map[string]int64) reports.ThresholdResult {
-	res := reports.ThresholdResult{Threshold: t.Text, Metric: t.Metric}
+func (t Threshold) EvaluateSummary(latency map[string]result.Percentiles, counters map[string]int64) result.ThresholdResult {
+	res := result.ThresholdResult{Threshold: t.Text, Metric: t.Metric}
 	if t.latencyStat() {
 		res.Unit = "ms"
 		p, ok := latency[t.Metric]
@@ -264,13 +263,13 @@ func (t Threshold) EvaluateSummary(latency map[string]reports.Percentiles, count
 	return t.noData(res, "no counter "+t.Metric+" recorded")
 }
 
-func (t Threshold) noData(res reports.ThresholdResult, why string) reports.ThresholdResult {
+func (t Threshold) noData(res result.ThresholdResult, why string) result.ThresholdResult {
 	res.Pass = false
 	res.Reason = why
 	return res
 }
 
-func (t Threshold) judge(res reports.ThresholdResult, observed float64) reports.ThresholdResult {
+func (t Threshold) judge(res result.ThresholdResult, observed float64) result.ThresholdResult {
 	res.Observed = observed
 	switch t.Op {
 	case "<":
@@ -294,8 +293,8 @@ func (t Threshold) judge(res reports.ThresholdResult, observed float64) reports.
 
 // Evaluate judges every threshold that matches tags on s; scope names where
 // (for example "transactional batch=10") in each result.
-func (ts Thresholds) Evaluate(s *Snapshot, tags map[string]string, scope string) []reports.ThresholdResult {
-	var out []reports.ThresholdResult
+func (ts Thresholds) Evaluate(s *Snapshot, tags map[string]string, scope string) []result.ThresholdResult {
+	var out []result.ThresholdResult
 	for _, t := range ts {
 		if !t.Matches(tags) {
 			continue
@@ -308,7 +307,7 @@ func (ts Thresholds) Evaluate(s *Snapshot, tags map[string]string, scope string)
 }
 
 // AllPass says whether every result passed (true for none).
-func AllPass(results []reports.ThresholdResult) bool {
+func AllPass(results []result.ThresholdResult) bool {
 	for _, r := range results {
 		if !r.Pass {
 			return false

@@ -1,11 +1,10 @@
 package bench
 
 import (
+	"github.com/sharechaos/sharechaos/result"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sharechaos/sharechaos/reports"
 )
 
 func TestParseThresholdGood(t *testing.T) {
@@ -133,7 +132,7 @@ func TestThresholdEvaluateSummary(t *testing.T) {
 	for i := 1; i <= 100; i++ {
 		h.Record(time.Duration(i) * time.Millisecond)
 	}
-	lat := map[string]reports.Percentiles{TxnCommitDuration: h.Percentiles()}
+	lat := map[string]result.Percentiles{TxnCommitDuration: h.Percentiles()}
 	for text, pass := range map[string]bool{
 		"txn_commit_duration: p(99)<250ms": true,
 		"txn_commit_duration: p(90)<50ms":  false,

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/sharechaos/sharechaos/result"
 	"html/template"
 	"io"
 	"maps"
@@ -13,7 +14,7 @@ import (
 // WriteBenchHTML writes a bench run's report.html: self-contained (inline CSS
 // and SVG), with the comparison tables, thresholds, the figures per batch size
 // (figs; nil for none) and every repeat.
-func WriteBenchHTML(w io.Writer, b Bench, figs BenchFigures) error {
+func WriteBenchHTML(w io.Writer, b result.Bench, figs result.BenchFigures) error {
 	v := benchView{
 		B:       b,
 		Words:   b.Verdict.Words(),
@@ -49,7 +50,7 @@ func WriteBenchHTML(w io.Writer, b Bench, figs BenchFigures) error {
 }
 
 type benchView struct {
-	B                                  Bench
+	B                                  result.Bench
 	Words, Backend, Load, Dur, Started string
 	Modes                              string
 	Tables                             []benchTable
@@ -66,7 +67,7 @@ var benchTemplate = template.Must(template.New("bench").Funcs(templateFuncs).Fun
 	"r3":   func(f float64) string { return fmt.Sprintf("%g", round3(f)) },
 	"dash": dash,
 	"inc":  func(i int) int { return i + 1 },
-	"at":   func(m map[string]Percentiles, k string) Percentiles { return m[k] },
+	"at":   func(m map[string]result.Percentiles, k string) result.Percentiles { return m[k] },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>

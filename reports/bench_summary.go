@@ -3,6 +3,7 @@ package reports
 import (
 	"bufio"
 	"fmt"
+	"github.com/sharechaos/sharechaos/result"
 	"io"
 	"maps"
 	"math"
@@ -49,7 +50,7 @@ type benchRow struct {
 
 // benchTables builds the comparison tables from the runs and the comparisons:
 // for each metric compared (txn_total_duration when none were) and each batch.
-func benchTables(b Bench) []benchTable {
+func benchTables(b result.Bench) []benchTable {
 	metrics := []string{}
 	for _, c := range b.Comparisons {
 		if !slices.Contains(metrics, c.Metric) {
@@ -102,7 +103,7 @@ func benchTables(b Bench) []benchTable {
 }
 
 // benchModes lists the mode labels, the baseline first, then as they ran.
-func benchModes(b Bench) []string {
+func benchModes(b result.Bench) []string {
 	var modes []string
 	for _, r := range b.Runs {
 		if l := r.Label(); !slices.Contains(modes, l) {
@@ -113,7 +114,7 @@ func benchModes(b Bench) []string {
 	return modes
 }
 
-func benchRowOf(b Bench, metric string, t benchTable, mode string) (benchRow, bool) {
+func benchRowOf(b result.Bench, metric string, t benchTable, mode string) (benchRow, bool) {
 	batch := t.Batch
 	row := benchRow{Mode: mode, Baseline: mode == b.Baseline}
 	var p50, p99, tps []float64
@@ -192,7 +193,7 @@ func rateWords(rate float64) string {
 // numbers were made, then per metric and batch size the comparison table
 // (p50/p99 per mode as the median of its repeats, ratio of medians against the
 // baseline, p-value, verdict in words), the thresholds and every repeat.
-func WriteBenchSummary(w io.Writer, b Bench) error {
+func WriteBenchSummary(w io.Writer, b result.Bench) error {
 	bw := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
 	p("# sharechaos bench: %s\n\n", b.Verdict)

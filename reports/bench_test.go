@@ -2,6 +2,7 @@ package reports_test
 
 import (
 	"bytes"
+	"github.com/sharechaos/sharechaos/result"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -17,13 +18,13 @@ import (
 
 // sampleBench runs the real pipeline on synthetic recordings: per repeat a
 // recorder, summarized into a BenchRun; CompareModes; thresholds; figures.
-func sampleBench(t *testing.T) (reports.Bench, reports.BenchFigures) {
+func sampleBench(t *testing.T) (result.Bench, result.BenchFigures) {
 	t.Helper()
 	modes := []struct {
 		mode, realization string
 		base              time.Duration
 	}{{"transactional", "ledger", 20 * time.Millisecond}, {"explicit", "", 10 * time.Millisecond}, {"implicit", "", 9 * time.Millisecond}}
-	b := reports.Bench{
+	b := result.Bench{
 		Verdict: verdict.Pass, Seed: 9, Started: started, DurationS: 120, Backend: "docker", BackendWhy: "engine answered",
 		Rate: 50, RepeatDurationS: 2, Repeats: 5, Modes: []string{"transactional", "explicit", "implicit"}, Batches: []int{1, 10},
 		Baseline: "explicit", Alpha: 0.05, HarnessOverhead: 0.97,
@@ -50,7 +51,7 @@ func sampleBench(t *testing.T) (reports.Bench, reports.BenchFigures) {
 				}
 				rec.Add(bench.DroppedIterations, start, 0)
 				snap := rec.Snapshot()
-				run := bench.FillRun(reports.BenchRun{Mode: m.mode, Realization: m.realization, Batch: batch, Repeat: rep, Started: start, DurationS: 2}, snap, nil)
+				run := bench.FillRun(result.BenchRun{Mode: m.mode, Realization: m.realization, Batch: batch, Repeat: rep, Started: start, DurationS: 2}, snap, nil)
 				b.Runs = append(b.Runs, run)
 				repeats = append(repeats, bench.Repeat{Run: run, Snapshot: snap})
 				scope := run.Label() + " batch=" + strconv.Itoa(batch)
@@ -90,7 +91,7 @@ func TestBenchReports(t *testing.T) {
 	if want := []string{"bench.json", "report.html", "summary.md"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("files %v, want %v", names, want)
 	}
-	back, err := reports.ReadBenchJSON(filepath.Join(dir, "bench.json"))
+	back, err := result.ReadBenchJSON(filepath.Join(dir, "bench.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,13 +144,13 @@ func TestBenchReports(t *testing.T) {
 }
 
 func TestBenchSummaryTooFewRepeats(t *testing.T) {
-	runs := []reports.BenchRun{}
+	runs := []result.BenchRun{}
 	for rep := 0; rep < 3; rep++ {
 		runs = append(runs,
-			reports.BenchRun{Mode: "explicit", Batch: 1, Repeat: rep, Latency: map[string]reports.Percentiles{"txn_total_duration": {Count: 1, P50: 1, P99: 2}}},
-			reports.BenchRun{Mode: "transactional", Batch: 1, Repeat: rep, Latency: map[string]reports.Percentiles{"txn_total_duration": {Count: 1, P50: 5, P99: 9}}})
+			result.BenchRun{Mode: "explicit", Batch: 1, Repeat: rep, Latency: map[string]result.Percentiles{"txn_total_duration": {Count: 1, P50: 1, P99: 2}}},
+			result.BenchRun{Mode: "transactional", Batch: 1, Repeat: rep, Latency: map[string]result.Percentiles{"txn_total_duration": {Count: 1, P50: 5, P99: 9}}})
 	}
-	b := reports.Bench{Verdict: verdict.Pass, Repeats: 3, Baseline: "explicit", Alpha: 0.05, Runs: runs,
+	b := result.Bench{Verdict: verdict.Pass, Repeats: 3, Baseline: "explicit", Alpha: 0.05, Runs: runs,
 		Comparisons: bench.CompareModes(runs, bench.CompareOptions{})}
 	var buf bytes.Buffer
 	if err := reports.WriteBenchSummary(&buf, b); err != nil {

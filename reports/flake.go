@@ -3,6 +3,7 @@ package reports
 import (
 	"bufio"
 	"fmt"
+	"github.com/sharechaos/sharechaos/result"
 	"io"
 	"strings"
 
@@ -30,7 +31,7 @@ func (r flakeRow) flaky() bool {
 
 // flakeTable groups cells by name over their repeats, in first-seen order;
 // it returns nil unless some cell ran more than once (--repeats N).
-func flakeTable(runs []Cell) ([]flakeRow, int) {
+func flakeTable(runs []result.Cell) ([]flakeRow, int) {
 	maxRepeat := 0
 	idx := map[string]int{}
 	var rows []flakeRow
@@ -52,7 +53,7 @@ func flakeTable(runs []Cell) ([]flakeRow, int) {
 
 // writeFlakeTable writes the summary's flake table: each cell's verdict per
 // repeat, marked flaky where the repeats disagree.
-func writeFlakeTable(w *bufio.Writer, runs []Cell) {
+func writeFlakeTable(w *bufio.Writer, runs []result.Cell) {
 	rows, n := flakeTable(runs)
 	if rows == nil {
 		return
@@ -85,7 +86,7 @@ func writeFlakeTable(w *bufio.Writer, runs []Cell) {
 
 // WriteFlakeText writes the flake table for a terminal's end summary; it
 // writes nothing unless some cell ran more than once.
-func WriteFlakeText(w io.Writer, runs []Cell) {
+func WriteFlakeText(w io.Writer, runs []result.Cell) {
 	rows, n := flakeTable(runs)
 	if rows == nil {
 		return

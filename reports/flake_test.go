@@ -3,6 +3,7 @@ package reports
 import (
 	"bufio"
 	"bytes"
+	"github.com/sharechaos/sharechaos/result"
 	"strings"
 	"testing"
 
@@ -10,7 +11,7 @@ import (
 )
 
 func TestFlakeTableMarksDisagreeingRepeats(t *testing.T) {
-	runs := []Cell{
+	runs := []result.Cell{
 		{Scenario: "steady", Mode: "explicit", Backend: "embedded", Repeat: 1, Verdict: verdict.Pass},
 		{Scenario: "broker-kill", Mode: "explicit", Backend: "embedded", Repeat: 1, Verdict: verdict.Pass},
 		{Scenario: "steady", Mode: "explicit", Backend: "embedded", Repeat: 2, Verdict: verdict.Pass},

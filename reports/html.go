@@ -3,6 +3,7 @@ package reports
 import (
 	"errors"
 	"fmt"
+	"github.com/sharechaos/sharechaos/result"
 	"html/template"
 	"io"
 	"maps"
@@ -18,13 +19,13 @@ import (
 // the cell table, the anomalies with their examples, and each cell's figures
 // (figs by Cell.ID(); nil for none). A figure that cannot be drawn is replaced
 // by a note, not an error: the page matters more than one plot.
-func WriteHTML(w io.Writer, r Result, figs Figures) error {
+func WriteHTML(w io.Writer, r result.Result, figs result.Figures) error {
 	return writeHTML(w, r, figs, r.Dir)
 }
 
 // writeHTML is WriteHTML for the run directory dir (where the cells' files
 // are found for the links; the links themselves are relative).
-func writeHTML(w io.Writer, r Result, figs Figures, dir string) error {
+func writeHTML(w io.Writer, r result.Result, figs result.Figures, dir string) error {
 	v := runView{
 		R:       r,
 		Words:   r.Verdict.Words(),
@@ -63,7 +64,7 @@ func writeHTML(w io.Writer, r Result, figs Figures, dir string) error {
 		}
 	}
 	for _, s := range v.Scenarios {
-		if fs := renderFigures(figs[ScenarioKey(s)]); len(fs) > 0 {
+		if fs := renderFigures(figs[result.ScenarioKey(s)]); len(fs) > 0 {
 			v.Overlays = append(v.Overlays, overlayView{Scenario: s, Figures: fs})
 		}
 	}
@@ -84,13 +85,13 @@ func writeHTML(w io.Writer, r Result, figs Figures, dir string) error {
 }
 
 type runView struct {
-	R                             Result
+	R                             result.Result
 	Words, Tally, Backend, Replay string
 	Started, Dur                  string
 	Matrix                        matrixView
 	Cells                         []cellView
 	Anomalies                     []anomalyView
-	Why                           []Cell
+	Why                           []result.Cell
 	WhyLabels                     map[string]string
 	Scenarios, Realizations       []string
 	Overlays                      []overlayView
@@ -102,7 +103,7 @@ type overlayView struct {
 }
 
 type cellView struct {
-	C              Cell
+	C              result.Cell
 	Label, Anchor  string
 	Fault, Allowed string
 	Latency        []latencyRow
@@ -114,7 +115,7 @@ type cellView struct {
 
 type latencyRow struct {
 	Metric string
-	P      Percentiles
+	P      result.Percentiles
 	// Few: the high percentiles rest on fewer than fewSamples values.
 	Few bool
 }
@@ -149,10 +150,10 @@ type matrixSquare struct {
 	Anchor  string
 }
 
-func buildMatrix(cells []Cell) matrixView {
+func buildMatrix(cells []result.Cell) matrixView {
 	var m matrixView
 	var scenarios []string
-	col := func(c Cell) string { return strings.TrimPrefix(c.Name(), c.Scenario+"/") }
+	col := func(c result.Cell) string { return strings.TrimPrefix(c.Name(), c.Scenario+"/") }
 	for _, c := range cells {
 		if !slices.Contains(scenarios, c.Scenario) {
 			scenarios = append(scenarios, c.Scenario)
@@ -196,7 +197,7 @@ func worstOrNA(vs []verdict.Verdict) verdict.Verdict {
 	return verdict.NA
 }
 
-func renderFigures(figs []Figure) []figureView {
+func renderFigures(figs []result.Figure) []figureView {
 	var out []figureView
 	for _, f := range figs {
 		svg, err := RenderSVG(f)

@@ -3,6 +3,7 @@ package reports
 import (
 	"encoding/xml"
 	"fmt"
+	"github.com/sharechaos/sharechaos/result"
 	"io"
 	"maps"
 	"slices"
@@ -27,7 +28,7 @@ import (
 //     a skipped test would hide that in CI's test view.
 //   - N/A: <skipped>, with the reason: the cell cannot run on this backend.
 //   - A failed threshold: <failure type="threshold">.
-func WriteJUnit(w io.Writer, r Result) error {
+func WriteJUnit(w io.Writer, r result.Result) error {
 	suite := junitSuite{
 		Name:      "sharechaos",
 		Timestamp: r.Started.UTC().Format(time.RFC3339),
@@ -101,7 +102,7 @@ func WriteJUnit(w io.Writer, r Result) error {
 	return err
 }
 
-func anomalyMessage(c Cell) string {
+func anomalyMessage(c result.Cell) string {
 	var bad, ok []string
 	for _, name := range slices.Sorted(maps.Keys(c.Anomalies)) {
 		s := fmt.Sprintf("%s ×%d", name, c.Anomalies[name].Count)
@@ -124,7 +125,7 @@ func anomalyMessage(c Cell) string {
 	return msg
 }
 
-func anomalyDetail(c Cell) string {
+func anomalyDetail(c result.Cell) string {
 	var b strings.Builder
 	for _, name := range slices.Sorted(maps.Keys(c.Anomalies)) {
 		f := c.Anomalies[name]
@@ -143,7 +144,7 @@ func anomalyDetail(c Cell) string {
 }
 
 // cellText is the cell's counts for <system-out>, one line a person can read.
-func cellText(c Cell) string {
+func cellText(c result.Cell) string {
 	n := c.Counts
 	return fmt.Sprintf("verdict=%s input=%d processed=%d duplicated=%d extra_outputs=%d lost=%d archived=%d unseen=%d aborted_reads=%d torn_txns=%d phantoms=%d commit_p50_ms=%v commit_p99_ms=%v fault=%q allowed=%q",
 		c.Verdict, n.Input, n.Processed, n.Duplicated, n.ExtraOutputs, n.Lost, n.Archived, n.Unseen, n.AbortedReads,

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"github.com/sharechaos/sharechaos/result"
 	"os"
 	"path"
 	"path/filepath"
@@ -19,7 +20,7 @@ type link struct{ Href, Text string }
 // cellLinks are the cell's files, relative to the run directory: its
 // histories, its .hgrm files and the broker logs (copied for cells that did
 // not pass). Only files that exist are linked.
-func cellLinks(runDir string, c Cell) []link {
+func cellLinks(runDir string, c result.Cell) []link {
 	if c.Dir == "" {
 		return nil
 	}

@@ -3,38 +3,17 @@ package reports
 import (
 	"bufio"
 	"fmt"
+	"github.com/sharechaos/sharechaos/result"
 	"strings"
 )
 
-// Phase names, in the order a cell goes through them (result.json "phases").
-// A cell without a fault has no fault or heal phase; fault, heal and drain
-// are cut out of the load by the fault's own firing and healing times.
-const (
-	PhaseTopicSetup   = "topic-setup"
-	PhaseSeeding      = "seeding"
-	PhaseWorkersStart = "workers-start"
-	PhaseLoad         = "load"
-	PhaseFault        = "fault"
-	PhaseHeal         = "heal"
-	PhaseDrain        = "drain"
-	PhaseTeardown     = "teardown"
-	PhaseReadBack     = "read-back"
-	PhaseCheck        = "check"
-)
-
-// Phase is how long one phase of a cell took.
-type Phase struct {
-	Name      string  `json:"name"`
-	DurationS float64 `json:"duration_s"`
-}
-
 // phaseOrder is every phase name, for the summary's columns.
-var phaseOrder = []string{PhaseTopicSetup, PhaseSeeding, PhaseWorkersStart, PhaseLoad, PhaseFault, PhaseHeal,
-	PhaseDrain, PhaseTeardown, PhaseReadBack, PhaseCheck}
+var phaseOrder = []string{result.PhaseTopicSetup, result.PhaseSeeding, result.PhaseWorkersStart, result.PhaseLoad, result.PhaseFault, result.PhaseHeal,
+	result.PhaseDrain, result.PhaseTeardown, result.PhaseReadBack, result.PhaseCheck}
 
 // writePhaseTable writes the cells' phase times and the run's wall time next
 // to the serial sum of its unavoidable waits.
-func writePhaseTable(w *bufio.Writer, r Result) {
+func writePhaseTable(w *bufio.Writer, r result.Result) {
 	has := false
 	for _, c := range r.Runs {
 		has = has || len(c.Phases) > 0
@@ -70,7 +49,7 @@ func writePhaseTable(w *bufio.Writer, r Result) {
 
 // TimeLine is the run's wall time next to the serial sum of its cells and of
 // their unavoidable waits; "" for a run without phase times.
-func TimeLine(r Result) string {
+func TimeLine(r result.Result) string {
 	var waits, cells float64
 	has := false
 	for _, c := range r.Runs {

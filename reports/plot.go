@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/sharechaos/sharechaos/result"
 	"image/color"
 	"math"
 	"strings"
@@ -28,7 +29,7 @@ var errNoData = errors.New("no data to plot")
 
 // RenderSVG draws a figure as an SVG document (gonum/plot, fonts not embedded:
 // the browser's sans-serif stands in), ready to inline in HTML.
-func RenderSVG(f Figure) (string, error) {
+func RenderSVG(f result.Figure) (string, error) {
 	var p *plot.Plot
 	var err error
 	leg := plot.NewLegend()
@@ -64,7 +65,7 @@ func RenderSVG(f Figure) (string, error) {
 //
 // The latency axis is logarithmic too: a 5 s tail of one metric must not
 // flatten a 5 ms body of another onto the axis.
-func spectrumPlot(f Figure, leg *plot.Legend) (*plot.Plot, error) {
+func spectrumPlot(f result.Figure, leg *plot.Legend) (*plot.Plot, error) {
 	p := newPlot(f.Title, "percentile", f.YLabel+" (log scale)")
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.TickerFunc(percentileTicks)
@@ -103,7 +104,7 @@ func spectrumPlot(f Figure, leg *plot.Legend) (*plot.Plot, error) {
 
 // spectrumXYs maps percentiles to x = 1/(1-p). The 100% point (the max) has
 // no finite x: it is drawn one step right of the last finite point.
-func spectrumXYs(points []SpectrumPoint) plotter.XYs {
+func spectrumXYs(points []result.SpectrumPoint) plotter.XYs {
 	var xys plotter.XYs
 	lastX := 1.0
 	for _, pt := range points {
@@ -150,7 +151,7 @@ func percentileTicks(min, max float64) []plot.Tick {
 
 // timePlot draws lines over seconds since the start, fault windows shaded
 // behind them. The x axis starts at 0, the start.
-func timePlot(f Figure, leg *plot.Legend) (*plot.Plot, error) {
+func timePlot(f result.Figure, leg *plot.Legend) (*plot.Plot, error) {
 	p := newPlot(f.Title, "seconds since start", f.YLabel)
 	minX, maxX, maxY := 0.0, math.Inf(-1), 0.0
 	var lines []*plotter.Line

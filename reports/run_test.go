@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"github.com/sharechaos/sharechaos/result"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -21,44 +22,44 @@ var started = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 
 // sampleResult has one cell of every verdict, an allowed and a forbidden
 // anomaly with examples, and a threshold.
-func sampleResult() reports.Result {
+func sampleResult() result.Result {
 	counts := verdict.Counts{Input: 2000, Processed: 2000}
 	dup := counts
 	dup.Duplicated, dup.ExtraOutputs = 12, 12
 	lost := counts
 	lost.Processed, lost.Lost = 1997, 3
-	return reports.Result{
+	return result.Result{
 		Verdict: verdict.HarnessError, ExitCode: 4, Seed: 42, Started: started, DurationS: 93.5,
 		Backend: "embedded", BackendWhy: "no Docker engine answered",
 		Command: "sharechaos run --backend auto --scenario steady,crash-after-commit --mode explicit,implicit",
 		Config:  map[string]string{"records": "2000", "group.share.record.lock.duration.ms": "15000"},
-		Runs: []reports.Cell{
+		Runs: []result.Cell{
 			{Scenario: "steady", Mode: "explicit", Backend: "embedded", Verdict: verdict.Pass, Counts: counts,
 				CommitP50Ms: 1.2, CommitP99Ms: 5.6, Allowed: []string{"duplicate"}, DurationS: 10,
-				Latency: map[string]reports.Percentiles{"txn_commit_duration": {Count: 100, P50: 1.2, P90: 3, P99: 5.6, P999: 7, Max: 8}}},
+				Latency: map[string]result.Percentiles{"txn_commit_duration": {Count: 100, P50: 1.2, P90: 3, P99: 5.6, P999: 7, Max: 8}}},
 			{Scenario: "crash-after-commit", Mode: "explicit", Backend: "embedded", Verdict: verdict.Pass, Counts: dup,
-				Fault:   reports.Fault{Name: "crash-after-commit", Fired: true, Times: []time.Time{started.Add(3 * time.Second)}},
+				Fault:   result.Fault{Name: "crash-after-commit", Fired: true, Times: []time.Time{started.Add(3 * time.Second)}},
 				Allowed: []string{"duplicate"},
 				Anomalies: map[string]verdict.Found{"duplicate": {Count: 12, Examples: []verdict.Example{{
 					Record: "r-000123", Summary: "processed by w1.1 (txn 7) and w1.2 (txn 1)",
 					Steps: []string{"12:00:01.000 w1.1 commit 7: ok", "12:00:01.001 w1.1 fault-fired: crash-after-commit"},
 					Fault: "crash-after-commit"}}}}},
 			{Scenario: "crash-after-commit", Mode: "implicit", Backend: "embedded", Verdict: verdict.Anomaly, Counts: lost,
-				Fault: reports.Fault{Name: "crash-after-commit", Fired: true}, Allowed: []string{"duplicate"},
+				Fault: result.Fault{Name: "crash-after-commit", Fired: true}, Allowed: []string{"duplicate"},
 				Anomalies: map[string]verdict.Found{"lost": {Count: 3, Examples: []verdict.Example{{Record: "r-000007", Summary: "accepted | never output"}}}}},
 			{Scenario: "explicit-abort", Mode: "explicit", Backend: "embedded", Verdict: verdict.Unknown,
-				Fault: reports.Fault{Name: "explicit-abort"}, Reason: "fault never fired"},
+				Fault: result.Fault{Name: "explicit-abort"}, Reason: "fault never fired"},
 			{Scenario: "broker-kill", Mode: "explicit", Backend: "embedded", Verdict: verdict.NA,
 				Reason: "kfake loses share-group state on kill -9: run on real Kafka"},
 			{Scenario: "steady", Mode: "transactional", Backend: "embedded", Realization: "ledger", Verdict: verdict.HarnessError,
 				Reason: "worker could not be launched"},
 		},
-		Thresholds: []reports.ThresholdResult{{Threshold: "txn_commit_duration: p(99)<250ms", Metric: "txn_commit_duration", Observed: 5.6, Unit: "ms", Pass: true}},
+		Thresholds: []result.ThresholdResult{{Threshold: "txn_commit_duration: p(99)<250ms", Metric: "txn_commit_duration", Observed: 5.6, Unit: "ms", Pass: true}},
 	}
 }
 
 // figuresFor makes each cell's figures from a real recording, as the runner will.
-func figuresFor(r reports.Result) reports.Figures {
+func figuresFor(r result.Result) result.Figures {
 	rec := bench.NewRecorder(0)
 	for i := 0; i < 300; i++ {
 		at := started.Add(time.Duration(i) * 10 * time.Millisecond)
@@ -72,7 +73,7 @@ func figuresFor(r reports.Result) reports.Figures {
 	}
 	snap := rec.Snapshot()
 	win := []bench.Window{{Name: "crash-after-commit", Start: started.Add(time.Second), End: started.Add(1300 * time.Millisecond)}}
-	figs := reports.Figures{}
+	figs := result.Figures{}
 	for _, c := range r.Runs[:2] {
 		figs[c.ID()] = snap.CellFigures(started, win, []string{bench.TxnCommitDuration, bench.TxnTotalDuration}, []string{bench.Transactions})
 	}
@@ -95,7 +96,7 @@ func TestWriteRunWritesCompleteFiles(t *testing.T) {
 	}
 
 	// result.json round-trips.
-	back, err := reports.ReadResultJSON(filepath.Join(dir, "result.json"))
+	back, err := result.ReadResultJSON(filepath.Join(dir, "result.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,14 +119,14 @@ func TestWriteRunWritesCompleteFiles(t *testing.T) {
 func TestWriteResultJSONIsAtomic(t *testing.T) {
 	dir := t.TempDir()
 	r := sampleResult()
-	if err := reports.WriteResultJSON(dir, r); err != nil {
+	if err := result.WriteResultJSON(dir, r); err != nil {
 		t.Fatal(err)
 	}
 	r.Seed = 43
-	if err := reports.WriteResultJSON(dir, r); err != nil {
+	if err := result.WriteResultJSON(dir, r); err != nil {
 		t.Fatal(err)
 	}
-	back, err := reports.ReadResultJSON(filepath.Join(dir, "result.json"))
+	back, err := result.ReadResultJSON(filepath.Join(dir, "result.json"))
 	if err != nil || back.Seed != 43 {
 		t.Fatalf("overwrite: seed %d err %v", back.Seed, err)
 	}
@@ -133,7 +134,7 @@ func TestWriteResultJSONIsAtomic(t *testing.T) {
 	if len(entries) != 1 {
 		t.Fatalf("left behind: %v", entries)
 	}
-	if err := reports.WriteResultJSON(filepath.Join(dir, "missing", "dir"), r); err == nil {
+	if err := result.WriteResultJSON(filepath.Join(dir, "missing", "dir"), r); err == nil {
 		t.Fatal("writing into a missing folder must fail")
 	}
 }
@@ -198,11 +199,11 @@ func TestSummaryMarkdown(t *testing.T) {
 }
 
 func TestReplayCommand(t *testing.T) {
-	r := reports.Result{Seed: 7, Command: "sharechaos run --seed=7 --mode explicit"}
+	r := result.Result{Seed: 7, Command: "sharechaos run --seed=7 --mode explicit"}
 	if got := reports.ReplayCommand(r); got != r.Command {
 		t.Fatalf("a command with --seed stays as it is: %q", got)
 	}
-	r = reports.Result{Seed: 7, Backend: "docker", Runs: []reports.Cell{
+	r = result.Result{Seed: 7, Backend: "docker", Runs: []result.Cell{
 		{Scenario: "a", Mode: "explicit"}, {Scenario: "b", Mode: "explicit"}, {Scenario: "a", Mode: "implicit"}}}
 	if got, want := reports.ReplayCommand(r), "sharechaos run --backend docker --scenario a,b --mode explicit,implicit --seed 7"; got != want {
 		t.Fatalf("built command %q, want %q", got, want)
@@ -298,7 +299,7 @@ func TestJUnit(t *testing.T) {
 }
 
 func TestJUnitNamesRepeatsApart(t *testing.T) {
-	r := reports.Result{Runs: []reports.Cell{
+	r := result.Result{Runs: []result.Cell{
 		{Scenario: "steady", Mode: "explicit", Backend: "embedded", Verdict: verdict.Pass, Repeat: 0},
 		{Scenario: "steady", Mode: "explicit", Backend: "embedded", Verdict: verdict.Pass, Repeat: 1},
 	}}
@@ -374,7 +375,7 @@ func checkSelfContained(t *testing.T, page string) {
 
 func TestHTMLWithoutFiguresOrCells(t *testing.T) {
 	var buf bytes.Buffer
-	if err := reports.WriteHTML(&buf, reports.Result{Verdict: verdict.Pass}, nil); err != nil {
+	if err := reports.WriteHTML(&buf, result.Result{Verdict: verdict.Pass}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "No cell ran.") {
@@ -383,12 +384,12 @@ func TestHTMLWithoutFiguresOrCells(t *testing.T) {
 }
 
 func TestRenderSVGOfEmptyFigureIsLeftOut(t *testing.T) {
-	if _, err := reports.RenderSVG(reports.Figure{Title: "empty"}); err == nil {
+	if _, err := reports.RenderSVG(result.Figure{Title: "empty"}); err == nil {
 		t.Fatal("an empty figure cannot be drawn")
 	}
 	// A single point and a zero-length shade still draw.
-	svg, err := reports.RenderSVG(reports.Figure{Title: "one", Series: []reports.TimeSeries{{Label: "x", Points: []reports.TimePoint{{Offset: 0, Value: 0}}}},
-		Shades: []reports.Shade{{Label: "f", From: 0, To: 0}}})
+	svg, err := reports.RenderSVG(result.Figure{Title: "one", Series: []result.TimeSeries{{Label: "x", Points: []result.TimePoint{{Offset: 0, Value: 0}}}},
+		Shades: []result.Shade{{Label: "f", From: 0, To: 0}}})
 	if err != nil || !strings.HasPrefix(svg, "<svg") {
 		t.Fatalf("err %v svg %.40q", err, svg)
 	}

@@ -3,6 +3,7 @@ package reports
 import (
 	"bufio"
 	"fmt"
+	"github.com/sharechaos/sharechaos/result"
 	"io"
 	"maps"
 	"slices"
@@ -17,7 +18,7 @@ import (
 // verdict in words, seed, backend and why, a table cell by cell, why each cell
 // that did not pass did not, every anomaly with its minimal examples, and the
 // command that replays the run.
-func WriteSummary(w io.Writer, r Result) error {
+func WriteSummary(w io.Writer, r result.Result) error {
 	bw := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
 
@@ -92,7 +93,7 @@ func WriteSummary(w io.Writer, r Result) error {
 	return nil
 }
 
-func writeCellTable(w io.Writer, cells []Cell) {
+func writeCellTable(w io.Writer, cells []result.Cell) {
 	repeats := hasRepeats(cells)
 	head := "| scenario | mode | backend | realization |"
 	sep := "|---|---|---|---|"
@@ -124,7 +125,7 @@ func writeCellTable(w io.Writer, cells []Cell) {
 	fmt.Fprintln(w)
 }
 
-func writeAnomalies(w io.Writer, cells []Cell) {
+func writeAnomalies(w io.Writer, cells []result.Cell) {
 	any := false
 	for _, c := range cells {
 		if len(c.Anomalies) > 0 {
@@ -160,7 +161,7 @@ func writeAnomalies(w io.Writer, cells []Cell) {
 	}
 }
 
-func writeLatencyTable(w io.Writer, cells []Cell) {
+func writeLatencyTable(w io.Writer, cells []result.Cell) {
 	any := false
 	for _, c := range cells {
 		if len(c.Latency) > 0 {
@@ -181,7 +182,7 @@ func writeLatencyTable(w io.Writer, cells []Cell) {
 	fmt.Fprintln(w)
 }
 
-func writeThresholdTable(w io.Writer, ts []ThresholdResult) {
+func writeThresholdTable(w io.Writer, ts []result.ThresholdResult) {
 	fmt.Fprint(w, "| threshold | scope | observed | result |\n|---|---|---:|---|\n")
 	for _, t := range ts {
 		res := "pass"
@@ -200,7 +201,7 @@ func writeThresholdTable(w io.Writer, ts []ThresholdResult) {
 // ReplayCommand is the command that reruns r with its seed: the recorded
 // command line with --seed added when it lacks one, or one built from the
 // cells.
-func ReplayCommand(r Result) string {
+func ReplayCommand(r result.Result) string {
 	seed := fmt.Sprintf("--seed %d", r.Seed)
 	if r.Command != "" {
 		if hasFlag(r.Command, "--seed") {
@@ -240,7 +241,7 @@ func hasFlag(cmd, flag string) bool {
 }
 
 // verdictTally is "4 cells: 3 PASS, 1 N/A".
-func verdictTally(cells []Cell) string {
+func verdictTally(cells []result.Cell) string {
 	order := []verdict.Verdict{verdict.Pass, verdict.Anomaly, verdict.Unknown, verdict.HarnessError, verdict.NA}
 	counts := map[verdict.Verdict]int{}
 	for _, c := range cells {
@@ -266,10 +267,10 @@ func verdictTally(cells []Cell) string {
 	return fmt.Sprintf("%d %s: %s.", len(cells), noun, strings.Join(parts, ", "))
 }
 
-func cellsWithReasons(cells []Cell) []Cell {
+func cellsWithReasons(cells []result.Cell) []result.Cell {
 	// ANOMALY cells are explained by their anomalies; the other verdicts
 	// that are not PASS need their reason said.
-	var out []Cell
+	var out []result.Cell
 	for _, c := range cells {
 		if c.Reason != "" || (c.Verdict != verdict.Pass && c.Verdict != verdict.Anomaly) {
 			out = append(out, c)
@@ -279,14 +280,14 @@ func cellsWithReasons(cells []Cell) []Cell {
 }
 
 // cellLabel is Name(), with "#repeat" when the run repeats cells.
-func cellLabel(c Cell, all []Cell) string {
+func cellLabel(c result.Cell, all []result.Cell) string {
 	if hasRepeats(all) {
 		return c.ID()
 	}
 	return c.Name()
 }
 
-func hasRepeats(cells []Cell) bool {
+func hasRepeats(cells []result.Cell) bool {
 	seen := map[string]bool{}
 	for _, c := range cells {
 		if seen[c.Name()] || c.Repeat != 0 {
@@ -314,7 +315,7 @@ func backendWords(backend, why string) string {
 	return backend + ": " + why
 }
 
-func faultWords(f Fault) string {
+func faultWords(f result.Fault) string {
 	if f.Name == "" {
 		return "none"
 	}

@@ -3,6 +3,7 @@ package suites
 import (
 	"context"
 	"fmt"
+	"github.com/sharechaos/sharechaos/result"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -16,7 +17,6 @@ import (
 	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/internal/verdict"
-	"github.com/sharechaos/sharechaos/reports"
 	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/suites/harness"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
@@ -60,11 +60,11 @@ type cellRun struct {
 
 // runCell runs one cell to its verdict. It never returns an error: whatever
 // goes wrong becomes the cell's verdict (HARNESS-ERROR, UNKNOWN) with a reason.
-func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster, runID, runDir string, plan cellPlan) (cell reports.Cell) {
+func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster, runID, runDir string, plan cellPlan) (cell result.Cell) {
 	o, loadNote := withLoad(o, plan.scenario)
 	r := &cellRun{o: o, prog: prog, c: c, plan: plan, runID: runID, started: time.Now(),
 		rng: rand.New(rand.NewPCG(uint64(plan.seed), uint64(plan.index)))}
-	cell = reports.Cell{
+	cell = result.Cell{
 		Scenario: plan.name(), Mode: string(plan.mode), Backend: c.Name(), Realization: plan.realization,
 		Repeat: plan.repeat, Seed: plan.seed,
 		Anomalies: map[string]verdict.Found{},
@@ -121,7 +121,7 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 	if err := saveObservation(r.dir, obs); err != nil {
 		cell.Notes = append(cell.Notes, err.Error())
 	}
-	r.phases.begin(reports.PhaseCheck)
+	r.phases.begin(result.PhaseCheck)
 	judgeCell(&cell, *obs, r.plan.scenario)
 	r.timePhases(&cell, obs.History)
 	if r.report != nil {
@@ -152,14 +152,14 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 	// fault left, then delete the cell's topics and group.
 	defer r.cleanUp(ctx, admin)
 
-	r.phases.begin(reports.PhaseTopicSetup)
+	r.phases.begin(result.PhaseTopicSetup)
 	sctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	err = ctp.Setup(sctx, admin, r.topo, ctp.GroupConfig{Lock: o.Lock, DeliveryLimit: harness.DeliveryLimit})
 	cancel()
 	if err != nil {
 		return nil, "", fmt.Errorf("set up cell: %w", err)
 	}
-	r.phases.begin(reports.PhaseSeeding)
+	r.phases.begin(result.PhaseSeeding)
 	sctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
 	r.prog.setPhase(r.plan, PhaseSeeding)
 	err = ctp.Seed(sctx, r.c.Bootstrap(), r.topo.InputTopic, o.Records, cluster.ClientOpts(r.c)...)
@@ -170,13 +170,13 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 	r.timeline.Record(history.Event{Type: history.OK, F: history.FSeed, Attrs: map[string]string{
 		"records": fmt.Sprint(o.Records), "topic": r.topo.InputTopic}})
 
-	r.phases.begin(reports.PhaseWorkersStart)
+	r.phases.begin(result.PhaseWorkersStart)
 	ws := r.workerSet()
 	if err := ws.start(); err != nil {
 		return nil, "", err
 	}
 	r.prog.setPhase(r.plan, PhaseLoad)
-	r.phases.begin(reports.PhaseLoad)
+	r.phases.begin(result.PhaseLoad)
 	stopped := false
 	stopWorkers := func() {
 		if !stopped {
@@ -227,14 +227,14 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 		return nil, "", fmt.Errorf("inject %s: %w", r.plan.name(), faultErr)
 	}
 	// A last moment for acks in flight, then stop the workers gracefully.
-	r.phases.begin(reports.PhaseTeardown)
+	r.phases.begin(result.PhaseTeardown)
 	time.Sleep(time.Second)
 	stopWorkers()
 	if err := ws.failure(); err != nil {
 		return nil, "", err
 	}
 
-	r.phases.begin(reports.PhaseReadBack)
+	r.phases.begin(result.PhaseReadBack)
 	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
 	defer cancel()
 	obs, err := r.observe(octx, admin)

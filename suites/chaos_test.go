@@ -3,6 +3,7 @@ package suites
 import (
 	"context"
 	"errors"
+	"github.com/sharechaos/sharechaos/result"
 	"github.com/sharechaos/sharechaos/suites/harness"
 	"os"
 	"path/filepath"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/sharechaos/sharechaos/docker"
 	"github.com/sharechaos/sharechaos/internal/verdict"
-	"github.com/sharechaos/sharechaos/reports"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
@@ -124,7 +124,7 @@ func TestTxnAcksNativeOnAStockBroker(t *testing.T) {
 	}
 }
 
-func runMatrix(t *testing.T, o Options) reports.Result {
+func runMatrix(t *testing.T, o Options) result.Result {
 	t.Helper()
 	o.Out = filepath.Join(t.TempDir(), "run")
 	res, err := Run(context.Background(), o)
@@ -140,7 +140,7 @@ func runMatrix(t *testing.T, o Options) reports.Result {
 	return res
 }
 
-func checkCells(t *testing.T, res reports.Result, cases map[string]map[ctp.AckMode]expectation) {
+func checkCells(t *testing.T, res result.Result, cases map[string]map[ctp.AckMode]expectation) {
 	t.Helper()
 	seen := 0
 	for _, c := range res.Runs {

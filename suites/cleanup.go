@@ -2,12 +2,12 @@ package suites
 
 import (
 	"context"
+	"github.com/sharechaos/sharechaos/result"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharechaos/sharechaos/internal/verdict"
-	"github.com/sharechaos/sharechaos/reports"
 	"github.com/sharechaos/sharechaos/suites/harness"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
@@ -38,7 +38,7 @@ func (r *cellRun) cleanUp(ctx context.Context, admin *kgo.Client) {
 
 // failOnCleanup makes a cell whose heal failed a HARNESS-ERROR: the cluster
 // may be left broken, and the next cell would test a broken cluster.
-func (r *cellRun) failOnCleanup(cell *reports.Cell) {
+func (r *cellRun) failOnCleanup(cell *result.Cell) {
 	if r.cleanupErr == nil {
 		return
 	}

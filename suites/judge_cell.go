@@ -2,11 +2,11 @@ package suites
 
 import (
 	"fmt"
+	"github.com/sharechaos/sharechaos/result"
 	"time"
 
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/internal/verdict"
-	"github.com/sharechaos/sharechaos/reports"
 	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 	"github.com/sharechaos/sharechaos/workloads/ctp/check"
@@ -18,7 +18,7 @@ import (
 // loop, tested nothing, so such a cell is UNKNOWN, never PASS. Live runs and
 // re-checks call it alike. A verdict already set (HARNESS-ERROR, an
 // interruption) is kept; the counts and anomalies are still filled in.
-func judgeCell(cell *reports.Cell, obs ctp.Observation, s scenarios.Scenario) {
+func judgeCell(cell *result.Cell, obs ctp.Observation, s scenarios.Scenario) {
 	allowed := s.Allowed(obs.Mode)
 	res := check.Run(obs, allowed)
 	cell.Counts = res.Counts

@@ -1,12 +1,12 @@
 package suites
 
 import (
+	"github.com/sharechaos/sharechaos/result"
 	"path/filepath"
 	"time"
 
 	"github.com/sharechaos/sharechaos/bench"
 	"github.com/sharechaos/sharechaos/internal/history"
-	"github.com/sharechaos/sharechaos/reports"
 )
 
 // The metrics a cell's histories give, named once in package bench.
@@ -52,7 +52,7 @@ func cellLatency(h history.History) map[string]*bench.Histogram {
 // summarizeLatency fills the cell's latency figures and writes one .hgrm per
 // metric into the cell directory. h is the cell's history when the caller
 // has already read it; nil reads it from the cell directory.
-func (r *cellRun) summarizeLatency(cell *reports.Cell, h history.History) {
+func (r *cellRun) summarizeLatency(cell *result.Cell, h history.History) {
 	if h == nil {
 		var err error
 		if h, err = history.ReadDir(filepath.Join(r.dir, "histories")); err != nil {
@@ -60,7 +60,7 @@ func (r *cellRun) summarizeLatency(cell *reports.Cell, h history.History) {
 		}
 	}
 	hs := cellLatency(h)
-	cell.Latency = map[string]reports.Percentiles{}
+	cell.Latency = map[string]result.Percentiles{}
 	for name, hist := range hs {
 		cell.Latency[name] = hist.Percentiles()
 		if err := hist.WriteHGRMFile(filepath.Join(r.dir, name+".hgrm")); err != nil {

@@ -5,6 +5,7 @@ package suites
 import (
 	"context"
 	"fmt"
+	"github.com/sharechaos/sharechaos/result"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,7 +15,6 @@ import (
 	"time"
 
 	"github.com/sharechaos/sharechaos/internal/verdict"
-	"github.com/sharechaos/sharechaos/reports"
 	"github.com/sharechaos/sharechaos/suites/harness"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
@@ -77,7 +77,7 @@ func TestMutants(t *testing.T) {
 	}()
 	type row struct {
 		c       mutantCase
-		cell    reports.Cell
+		cell    result.Cell
 		caught  bool
 		took    time.Duration
 		problem string

@@ -1,11 +1,11 @@
 package suites
 
 import (
+	"github.com/sharechaos/sharechaos/result"
 	"strings"
 	"testing"
 
 	"github.com/sharechaos/sharechaos/internal/verdict"
-	"github.com/sharechaos/sharechaos/reports"
 	"github.com/sharechaos/sharechaos/suites/harness"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
@@ -73,7 +73,7 @@ func TestNativeExpireShowsTheHazard(t *testing.T) {
 	}
 }
 
-func hasNote(c reports.Cell, want string) bool {
+func hasNote(c result.Cell, want string) bool {
 	for _, n := range c.Notes {
 		if strings.Contains(n, want) {
 			return true

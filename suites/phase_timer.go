@@ -1,11 +1,11 @@
 package suites
 
 import (
+	"github.com/sharechaos/sharechaos/result"
 	"sync"
 	"time"
 
 	"github.com/sharechaos/sharechaos/internal/history"
-	"github.com/sharechaos/sharechaos/reports"
 )
 
 // phaseTimer records a cell's phases as consecutive intervals: begin ends the
@@ -50,17 +50,17 @@ func (t *phaseTimer) split(at time.Time, name string) {
 }
 
 // result ends the open phase and returns every phase in order.
-func (t *phaseTimer) result() []reports.Phase {
+func (t *phaseTimer) result() []result.Phase {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := time.Now()
-	out := make([]reports.Phase, 0, len(t.phases))
+	out := make([]result.Phase, 0, len(t.phases))
 	for _, p := range t.phases {
 		end := p.end
 		if end.IsZero() {
 			end = now
 		}
-		out = append(out, reports.Phase{Name: p.name, DurationS: end.Sub(p.start).Seconds()})
+		out = append(out, result.Phase{Name: p.name, DurationS: end.Sub(p.start).Seconds()})
 	}
 	return out
 }
@@ -82,9 +82,9 @@ func (t *phaseTimer) markFault(fired []time.Time, healed []time.Time) {
 			last = f
 		}
 	}
-	t.split(first, reports.PhaseFault)
+	t.split(first, result.PhaseFault)
 	if last.After(first) {
-		t.split(last, reports.PhaseHeal)
+		t.split(last, result.PhaseHeal)
 	}
 	var end time.Time
 	for _, h := range healed {
@@ -98,13 +98,13 @@ func (t *phaseTimer) markFault(fired []time.Time, healed []time.Time) {
 	}
 	if !end.After(last) {
 		// Nothing healed: what follows the fault is the drain.
-		t.split(after, reports.PhaseDrain)
+		t.split(after, result.PhaseDrain)
 		return
 	}
 	if !last.After(first) {
-		t.split(after, reports.PhaseHeal)
+		t.split(after, result.PhaseHeal)
 	}
-	t.split(end, reports.PhaseDrain)
+	t.split(end, result.PhaseDrain)
 }
 
 // workerFaultTimes reads a worker fault's firing and healing from the
@@ -150,7 +150,7 @@ func workerFaultTimes(h history.History) (fired, healed []time.Time) {
 }
 
 // sumPhases adds the durations of the named phases.
-func sumPhases(ps []reports.Phase, names ...string) float64 {
+func sumPhases(ps []result.Phase, names ...string) float64 {
 	var s float64
 	for _, p := range ps {
 		for _, n := range names {
@@ -165,7 +165,7 @@ func sumPhases(ps []reports.Phase, names ...string) float64 {
 // timePhases fills the cell's phases and unavoidable waits once it was
 // judged: the fault's own report (cluster faults) or the histories (worker
 // faults) cut the fault and heal out of the load.
-func (r *cellRun) timePhases(cell *reports.Cell, h history.History) {
+func (r *cellRun) timePhases(cell *result.Cell, h history.History) {
 	if r.report != nil {
 		var fired []time.Time
 		for _, f := range r.report.Fired {
@@ -176,7 +176,7 @@ func (r *cellRun) timePhases(cell *reports.Cell, h history.History) {
 		r.phases.markFault(workerFaultTimes(h))
 	}
 	cell.Phases = r.phases.result()
-	waits := sumPhases(cell.Phases, reports.PhaseFault, reports.PhaseHeal)
+	waits := sumPhases(cell.Phases, result.PhaseFault, result.PhaseHeal)
 	// What the scenario declares it waits for, where the measured fault and
 	// heal do not hold it already: a stall, or the transaction timeout that
 	// alone ends a fresh-id replacement's predecessor.

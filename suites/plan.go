@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sharechaos/sharechaos/internal/atomicfile"
+	"github.com/sharechaos/sharechaos/result"
 	"os"
 	"path/filepath"
 
 	"github.com/sharechaos/sharechaos/internal/verdict"
-	"github.com/sharechaos/sharechaos/reports"
 )
 
 // planFile names every cell a run planned, written before the first cell
@@ -34,8 +35,8 @@ type plannedCell struct {
 }
 
 // cell is the result stub of a planned cell: the fields its name is made of.
-func (p cellPlan) cell(backend string) reports.Cell {
-	return reports.Cell{Scenario: p.name(), Mode: string(p.mode), Backend: backend, Realization: p.realization,
+func (p cellPlan) cell(backend string) result.Cell {
+	return result.Cell{Scenario: p.name(), Mode: string(p.mode), Backend: backend, Realization: p.realization,
 		Repeat: p.repeat, Seed: p.seed, Anomalies: map[string]verdict.Found{}}
 }
 
@@ -50,7 +51,7 @@ func writePlan(dir, backend string, plans []cellPlan) error {
 	if err != nil {
 		return fmt.Errorf("write plan: %w", err)
 	}
-	if err := reports.WriteFileAtomic(filepath.Join(dir, planFile), b); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, planFile), b); err != nil {
 		return fmt.Errorf("write plan: %w", err)
 	}
 	return nil
@@ -79,7 +80,7 @@ const unfinishedReason = "never finished: the run ended (killed or interrupted) 
 // addUnfinished appends an UNKNOWN cell for every planned cell res has no
 // result for, and returns their names in plan order. A run with unfinished
 // cells is interrupted, whatever result.json says.
-func addUnfinished(res reports.Result, sp storedPlan) (reports.Result, []string) {
+func addUnfinished(res result.Result, sp storedPlan) (result.Result, []string) {
 	type key struct {
 		name   string
 		repeat int
@@ -93,7 +94,7 @@ func addUnfinished(res reports.Result, sp storedPlan) (reports.Result, []string)
 		if have[key{pc.Name, pc.Repeat}] {
 			continue
 		}
-		res.Runs = append(res.Runs, reports.Cell{Scenario: pc.Scenario, Mode: pc.Mode, Backend: sp.Backend,
+		res.Runs = append(res.Runs, result.Cell{Scenario: pc.Scenario, Mode: pc.Mode, Backend: sp.Backend,
 			Realization: pc.Realization, Repeat: pc.Repeat, Seed: pc.Seed, Verdict: verdict.Unknown,
 			Reason: unfinishedReason, Anomalies: map[string]verdict.Found{}})
 		names = append(names, fmt.Sprintf("%s (repeat %d)", pc.Name, pc.Repeat))

@@ -2,12 +2,12 @@ package suites
 
 import (
 	"fmt"
+	"github.com/sharechaos/sharechaos/result"
 	"io"
 	"sync"
 	"time"
 
 	"github.com/sharechaos/sharechaos/internal/history"
-	"github.com/sharechaos/sharechaos/reports"
 )
 
 // Phase is where a cell is, for the progress display.
@@ -89,7 +89,7 @@ func (pr *progress) show(p cellPlan, done, total int64) {
 }
 
 // end prints a cell's verdict on its own line (above the bars on a terminal).
-func (pr *progress) end(p cellPlan, c reports.Cell) {
+func (pr *progress) end(p cellPlan, c result.Cell) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	line := fmt.Sprintf("%-13s %s  (%.0fs)", c.Verdict, c.Name(), c.DurationS)

@@ -2,12 +2,12 @@ package suites
 
 import (
 	"bytes"
+	"github.com/sharechaos/sharechaos/result"
 	"strings"
 	"testing"
 
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/internal/verdict"
-	"github.com/sharechaos/sharechaos/reports"
 	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
@@ -29,7 +29,7 @@ func TestPlainProgressNamesPhases(t *testing.T) {
 	pr.faultEvent(p, history.Event{F: history.FHeal})
 	pr.show(p, 100, 100)
 	pr.setPhase(p, PhaseCheck)
-	pr.end(p, reports.Cell{Scenario: "broker-kill", Mode: "explicit", Backend: "docker", Verdict: verdict.Pass})
+	pr.end(p, result.Cell{Scenario: "broker-kill", Mode: "explicit", Backend: "docker", Verdict: verdict.Pass})
 	pr.close()
 	out := b.String()
 	for _, want := range []string{"broker-kill/explicit: setup", ": seeding", ": load", "10 of 100 input records done (load)", ": fault", ": heal", ": drain", ": check", "PASS          broker-kill/explicit/docker"} {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sharechaos/sharechaos/internal/atomicfile"
+	"github.com/sharechaos/sharechaos/result"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,7 +13,6 @@ import (
 	"github.com/sharechaos/sharechaos/bench"
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/internal/verdict"
-	"github.com/sharechaos/sharechaos/reports"
 	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
@@ -48,7 +49,7 @@ func saveObservation(dir string, obs *ctp.Observation) error {
 	if err != nil {
 		return fmt.Errorf("save observation: %w", err)
 	}
-	return reports.WriteFileAtomic(filepath.Join(dir, observationFile), b)
+	return atomicfile.Write(filepath.Join(dir, observationFile), b)
 }
 
 // historyManifest counts the events of every history file in dir.
@@ -128,21 +129,21 @@ func checkManifest(dir string, manifest map[string]int) string {
 // is UNKNOWN with the reason, never its stored verdict. Cells that were never
 // observed (N/A, harness errors, interrupted) keep their stored verdict and
 // reason. It returns the re-checked result and the cells whose verdict changed.
-func Recheck(dir string) (reports.Result, []string, error) {
+func Recheck(dir string) (result.Result, []string, error) {
 	return RecheckWith(dir, scenarios.Catalog{})
 }
 
 // RecheckWith is Recheck with the catalog the run had (the rows of its
 // --scenario-file besides the built-in ones).
-func RecheckWith(dir string, cat scenarios.Catalog) (reports.Result, []string, error) {
-	res, err := reports.ReadResult(dir)
+func RecheckWith(dir string, cat scenarios.Catalog) (result.Result, []string, error) {
+	res, err := result.ReadResult(dir)
 	if err != nil {
-		return reports.Result{}, nil, fmt.Errorf("recheck: %w", err)
+		return result.Result{}, nil, fmt.Errorf("recheck: %w", err)
 	}
 	var changed []string
 	sp, planned, err := readPlan(dir)
 	if err != nil {
-		return reports.Result{}, nil, fmt.Errorf("recheck: %w", err)
+		return result.Result{}, nil, fmt.Errorf("recheck: %w", err)
 	}
 	var unfinished []string
 	if planned {
@@ -163,7 +164,7 @@ func RecheckWith(dir string, cat scenarios.Catalog) (reports.Result, []string, e
 }
 
 // recheckCell re-derives one stored cell.
-func recheckCell(dir string, c reports.Cell, cat scenarios.Catalog) reports.Cell {
+func recheckCell(dir string, c result.Cell, cat scenarios.Catalog) result.Cell {
 	if c.Dir == "" || c.Verdict == verdict.NA || c.Verdict == verdict.HarnessError {
 		return c
 	}
@@ -187,7 +188,7 @@ func recheckCell(dir string, c reports.Cell, cat scenarios.Catalog) reports.Cell
 	}
 	nc.Verdict, nc.Reason = "", ""
 	judgeCell(&nc, obs, s)
-	nc.Latency = map[string]reports.Percentiles{}
+	nc.Latency = map[string]result.Percentiles{}
 	for name, hist := range cellLatency(obs.History) {
 		nc.Latency[name] = hist.Percentiles()
 	}
@@ -197,7 +198,7 @@ func recheckCell(dir string, c reports.Cell, cat scenarios.Catalog) reports.Cell
 // recheckThresholds judges the run's thresholds again on the re-checked
 // cells. A threshold that matched no cell cannot have failed, so the texts
 // of the stored results are all there is to re-judge.
-func recheckThresholds(res reports.Result) []reports.ThresholdResult {
+func recheckThresholds(res result.Result) []result.ThresholdResult {
 	seen := map[string]bool{}
 	var texts []string
 	for _, t := range res.Thresholds {
@@ -210,7 +211,7 @@ func recheckThresholds(res reports.Result) []reports.ThresholdResult {
 	if err != nil {
 		// A stored threshold this build cannot read cannot be re-judged: it
 		// fails, naming why, rather than silently passing.
-		return []reports.ThresholdResult{{Threshold: fmt.Sprint(texts), Reason: "cannot re-judge: " + err.Error()}}
+		return []result.ThresholdResult{{Threshold: fmt.Sprint(texts), Reason: "cannot re-judge: " + err.Error()}}
 	}
 	return evaluateThresholds(ts, res.Runs)
 }

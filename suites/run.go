@@ -3,6 +3,7 @@ package suites
 import (
 	"context"
 	"fmt"
+	"github.com/sharechaos/sharechaos/result"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,7 +13,6 @@ import (
 	"github.com/sharechaos/sharechaos/bench"
 	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/internal/verdict"
-	"github.com/sharechaos/sharechaos/reports"
 	"github.com/sharechaos/sharechaos/suites/harness"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
@@ -21,10 +21,10 @@ import (
 // returned Result is also what result.json holds; its ExitCode is the process's.
 // A *harness.UsageError means nothing was run. On ctx cancellation (Ctrl-C)
 // the run stops its workers and cluster and still writes what was recorded.
-func Run(ctx context.Context, opts Options) (reports.Result, error) {
+func Run(ctx context.Context, opts Options) (result.Result, error) {
 	o, err := opts.Validated()
 	if err != nil {
-		return reports.Result{ExitCode: verdict.ExitUsage}, err
+		return result.Result{ExitCode: verdict.ExitUsage}, err
 	}
 	thresholds, _ := bench.ParseThresholds(o.Thresholds) // checked by Validated
 	if o.Seed == 0 {
@@ -36,10 +36,10 @@ func Run(ctx context.Context, opts Options) (reports.Result, error) {
 	}
 	created, err := harness.PrepareOut(o.Out)
 	if err != nil {
-		return reports.Result{ExitCode: verdict.ExitUsage}, err
+		return result.Result{ExitCode: verdict.ExitUsage}, err
 	}
 	runID := harness.RunID(o.Seed, started)
-	res := reports.Result{Dir: o.Out, Seed: o.Seed, Started: started.UTC(), Command: o.Command, Config: o.config(), Runs: []reports.Cell{}}
+	res := result.Result{Dir: o.Out, Seed: o.Seed, Started: started.UTC(), Command: o.Command, Config: o.config(), Runs: []result.Cell{}}
 	o.Log.Info("run", "seed", o.Seed, "out", o.Out, "run_id", runID)
 	b := harness.ChooseBackend(ctx, o.Backend)
 	res.Backend, res.BackendWhy = b.Name, b.Why
@@ -51,7 +51,7 @@ func Run(ctx context.Context, opts Options) (reports.Result, error) {
 		if created {
 			_ = os.RemoveAll(o.Out)
 		}
-		return reports.Result{ExitCode: verdict.ExitUsage}, err
+		return result.Result{ExitCode: verdict.ExitUsage}, err
 	}
 	if brokerNote != "" {
 		res.BackendWhy += "; " + brokerNote
@@ -62,7 +62,7 @@ func Run(ctx context.Context, opts Options) (reports.Result, error) {
 	res.ClusterStartS = time.Since(clusterStart).Seconds()
 	if err != nil {
 		res.Interrupted = ctx.Err() != nil
-		res.Runs = append(res.Runs, reports.Cell{Scenario: "cluster", Backend: b.Name, Verdict: verdict.HarnessError,
+		res.Runs = append(res.Runs, result.Cell{Scenario: "cluster", Backend: b.Name, Verdict: verdict.HarnessError,
 			Reason: err.Error(), Anomalies: map[string]verdict.Found{}})
 		return finish(o, thresholds, res, started), nil
 	}
@@ -74,7 +74,7 @@ func Run(ctx context.Context, opts Options) (reports.Result, error) {
 		res.Config["broker:"+k] = v
 	}
 	if err != nil {
-		res.Runs = append(res.Runs, reports.Cell{Scenario: "cluster", Backend: b.Name, Verdict: verdict.HarnessError,
+		res.Runs = append(res.Runs, result.Cell{Scenario: "cluster", Backend: b.Name, Verdict: verdict.HarnessError,
 			Reason: err.Error(), Anomalies: map[string]verdict.Found{}})
 		return finish(o, thresholds, res, started), nil
 	}
@@ -86,7 +86,7 @@ func Run(ctx context.Context, opts Options) (reports.Result, error) {
 		if created {
 			_ = os.RemoveAll(o.Out)
 		}
-		return reports.Result{ExitCode: verdict.ExitUsage}, err
+		return result.Result{ExitCode: verdict.ExitUsage}, err
 	}
 	if err := writePlan(o.Out, c.Name(), plans); err != nil {
 		o.Log.Warn("write plan", "err", err)
@@ -96,7 +96,7 @@ func Run(ctx context.Context, opts Options) (reports.Result, error) {
 	_ = writeResult(o.Out, finishResult(started0, started))
 	prog := newProgress(o, len(plans))
 	var mu sync.Mutex
-	done := func(p cellPlan, cell reports.Cell) {
+	done := func(p cellPlan, cell result.Cell) {
 		if cell.Verdict != verdict.Pass && cell.Verdict != verdict.NA {
 			copyBrokerLogs(ctx, c, filepath.Join(o.Out, cell.Dir))
 		}
@@ -123,13 +123,13 @@ func Run(ctx context.Context, opts Options) (reports.Result, error) {
 }
 
 // finishResult sets the run verdict (the worst cell) and the exit code.
-func finishResult(res reports.Result, started time.Time) reports.Result {
+func finishResult(res result.Result, started time.Time) result.Result {
 	res = judgeRun(res)
 	res.DurationS = time.Since(started).Seconds()
 	return res
 }
 
-func finish(o Options, ts bench.Thresholds, res reports.Result, started time.Time) reports.Result {
+func finish(o Options, ts bench.Thresholds, res result.Result, started time.Time) result.Result {
 	res = finishResult(res, started)
 	res.Thresholds = evaluateThresholds(ts, res.Runs)
 	res = judgeRun(res)

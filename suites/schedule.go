@@ -2,10 +2,9 @@ package suites
 
 import (
 	"context"
+	"github.com/sharechaos/sharechaos/result"
 	"sort"
 	"sync"
-
-	"github.com/sharechaos/sharechaos/reports"
 )
 
 // runPlans runs every cell plan in order, up to parallel at once. Cells
@@ -39,8 +38,8 @@ func runPlans(ctx context.Context, parallel int, plans []cellPlan, run func(cell
 }
 
 // sortedCells orders cells as the plans were: repeat, scenario, mode.
-func sortedCells(cells []reports.Cell) []reports.Cell {
-	out := append([]reports.Cell(nil), cells...)
+func sortedCells(cells []result.Cell) []result.Cell {
+	out := append([]result.Cell(nil), cells...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Seed < out[j].Seed })
 	return out
 }

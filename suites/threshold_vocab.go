@@ -1,11 +1,11 @@
 package suites
 
 import (
+	"github.com/sharechaos/sharechaos/result"
 	"maps"
 	"slices"
 
 	"github.com/sharechaos/sharechaos/bench"
-	"github.com/sharechaos/sharechaos/reports"
 	"github.com/sharechaos/sharechaos/suites/harness"
 	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
@@ -28,7 +28,7 @@ func (o Options) thresholdVocabulary() (bench.Vocabulary, error) {
 	}
 	return bench.Vocabulary{
 		Latencies: []string{metricCommit, metricTxn, metricAck, metricTxnAck},
-		Counters:  slices.Sorted(maps.Keys(cellCounters(reports.Cell{}))),
+		Counters:  slices.Sorted(maps.Keys(cellCounters(result.Cell{}))),
 		Tags: map[string][]string{
 			"scenario":    names,
 			"mode":        modes,

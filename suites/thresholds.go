@@ -3,11 +3,11 @@ package suites
 import (
 	"github.com/sharechaos/sharechaos/bench"
 	"github.com/sharechaos/sharechaos/internal/verdict"
-	"github.com/sharechaos/sharechaos/reports"
+	"github.com/sharechaos/sharechaos/result"
 )
 
 // cellCounters are the counts a threshold can bound in a chaos cell.
-func cellCounters(c reports.Cell) map[string]int64 {
+func cellCounters(c result.Cell) map[string]int64 {
 	return map[string]int64{
 		"duplicated": int64(c.Duplicated), "lost": int64(c.Lost), "unseen": int64(c.Unseen),
 		"extra_outputs": int64(c.ExtraOutputs), "processed": int64(c.Processed),
@@ -18,8 +18,8 @@ func cellCounters(c reports.Cell) map[string]int64 {
 // scenario, mode, backend, realization) from the cell's latency summaries and
 // counts. A cell without data for a threshold's metric fails it, except N/A
 // cells and cells that never ran, which are not judged.
-func evaluateThresholds(ts bench.Thresholds, cells []reports.Cell) []reports.ThresholdResult {
-	var out []reports.ThresholdResult
+func evaluateThresholds(ts bench.Thresholds, cells []result.Cell) []result.ThresholdResult {
+	var out []result.ThresholdResult
 	for _, c := range cells {
 		if c.Verdict == verdict.NA || c.Verdict == verdict.HarnessError || c.Input == 0 {
 			continue

@@ -1,12 +1,12 @@
 package suites
 
 import (
+	"github.com/sharechaos/sharechaos/result"
 	"slices"
 	"time"
 
 	"github.com/sharechaos/sharechaos/bench"
 	"github.com/sharechaos/sharechaos/internal/history"
-	"github.com/sharechaos/sharechaos/reports"
 )
 
 // timelineStep is the timelines' bucket.
@@ -19,7 +19,7 @@ const committedRecords = "committed_records"
 // records committed per second and the commit latency of each commit, with
 // the fault windows (fired to healed) shaded. Time 0 is the cell's first
 // event; the last, partial second is left out (it would draw a fake drop).
-func cellTimelines(c reports.Cell, h history.History) []reports.Figure {
+func cellTimelines(c result.Cell, h history.History) []result.Figure {
 	if len(h) == 0 {
 		return nil
 	}
@@ -30,7 +30,7 @@ func cellTimelines(c reports.Cell, h history.History) []reports.Figure {
 	}
 	full := time.Duration(last-origin) / timelineStep // whole seconds only
 	perSec := make([]float64, full)
-	var latency []reports.TimePoint
+	var latency []result.TimePoint
 	for _, e := range h {
 		if e.F != history.FCommit || e.Type != history.OK {
 			continue
@@ -39,30 +39,30 @@ func cellTimelines(c reports.Cell, h history.History) []reports.Figure {
 		if b := off / timelineStep; b < full {
 			perSec[b] += float64(len(e.Records))
 		}
-		latency = append(latency, reports.TimePoint{Offset: off, Value: float64(e.DurNS) / float64(time.Millisecond)})
+		latency = append(latency, result.TimePoint{Offset: off, Value: float64(e.DurNS) / float64(time.Millisecond)})
 	}
 	if len(latency) == 0 {
 		return nil
 	}
-	rate := reports.TimeSeries{Label: "committed records /s", Key: committedRecords}
+	rate := result.TimeSeries{Label: "committed records /s", Key: committedRecords}
 	for i, n := range perSec {
-		rate.Points = append(rate.Points, reports.TimePoint{Offset: time.Duration(i) * timelineStep, Value: n})
+		rate.Points = append(rate.Points, result.TimePoint{Offset: time.Duration(i) * timelineStep, Value: n})
 	}
 	shades := faultShades(c.Fault, time.Unix(0, origin))
-	return []reports.Figure{
-		{Title: c.Name() + ": committed records per second", YLabel: "records per second", Series: []reports.TimeSeries{rate}, Shades: shades},
+	return []result.Figure{
+		{Title: c.Name() + ": committed records per second", YLabel: "records per second", Series: []result.TimeSeries{rate}, Shades: shades},
 		{Title: c.Name() + ": commit latency, each commit", YLabel: "milliseconds",
-			Series: []reports.TimeSeries{{Label: bench.TxnCommitDuration, Key: bench.TxnCommitDuration, Points: latency}}, Shades: shades},
+			Series: []result.TimeSeries{{Label: bench.TxnCommitDuration, Key: bench.TxnCommitDuration, Points: latency}}, Shades: shades},
 	}
 }
 
 // faultShades pairs each firing with the heal after it; a worker fault (no
 // heal) is an instant.
-func faultShades(f reports.Fault, origin time.Time) []reports.Shade {
-	var out []reports.Shade
+func faultShades(f result.Fault, origin time.Time) []result.Shade {
+	var out []result.Shade
 	healed := slices.Clone(f.Healed)
 	for _, at := range f.Times {
-		sh := reports.Shade{Label: f.Name, From: at.Sub(origin), To: at.Sub(origin)}
+		sh := result.Shade{Label: f.Name, From: at.Sub(origin), To: at.Sub(origin)}
 		for i, hd := range healed {
 			if !hd.Before(at) {
 				sh.To = hd.Sub(origin)
@@ -78,10 +78,10 @@ func faultShades(f reports.Fault, origin time.Time) []reports.Shade {
 // scenarioOverlays is, per scenario, one figure per metric overlaying the
 // modes' percentile spectra (the first repeat of each mode), one colour per
 // mode: where the modes differ, and by how much in the tail.
-func scenarioOverlays(cells []reports.Cell, hists map[string]map[string]*bench.Histogram) map[string][]reports.Figure {
-	out := map[string][]reports.Figure{}
+func scenarioOverlays(cells []result.Cell, hists map[string]map[string]*bench.Histogram) map[string][]result.Figure {
+	out := map[string][]result.Figure{}
 	var order []string
-	byScenario := map[string][]reports.Cell{}
+	byScenario := map[string][]result.Cell{}
 	for _, c := range cells {
 		if _, ok := hists[c.ID()]; !ok || c.Repeat > 1 {
 			continue
@@ -93,7 +93,7 @@ func scenarioOverlays(cells []reports.Cell, hists map[string]map[string]*bench.H
 	}
 	for _, s := range order {
 		for _, m := range []string{bench.TxnCommitDuration, bench.TxnTotalDuration} {
-			f := reports.Figure{Title: s + ": " + m + " by mode", YLabel: "milliseconds"}
+			f := result.Figure{Title: s + ": " + m + " by mode", YLabel: "milliseconds"}
 			for _, c := range byScenario[s] {
 				h := hists[c.ID()][m]
 				if h == nil || h.Count() == 0 {

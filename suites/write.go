@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"github.com/sharechaos/sharechaos/result"
 	"path/filepath"
 	"sort"
 
@@ -11,11 +12,11 @@ import (
 
 // writeResult writes result.json alone (after every cell, so an interrupted
 // run still has a current one).
-func writeResult(dir string, res reports.Result) error { return reports.WriteResultJSON(dir, res) }
+func writeResult(dir string, res result.Result) error { return result.WriteResultJSON(dir, res) }
 
 // writeRun writes every report file of a run, with each cell's latency plots
 // rebuilt from its histories.
-func writeRun(dir string, res reports.Result) error {
+func writeRun(dir string, res result.Result) error {
 	return reports.WriteRun(dir, res, RunFigures(dir, res))
 }
 
@@ -23,8 +24,8 @@ func writeRun(dir string, res reports.Result) error {
 // percentile spectrum of every latency metric, the committed records and the
 // commit latency over time with the fault window shaded) and each
 // scenario's overlay of its modes' spectra.
-func RunFigures(dir string, res reports.Result) reports.Figures {
-	figs := reports.Figures{}
+func RunFigures(dir string, res result.Result) result.Figures {
+	figs := result.Figures{}
 	hists := map[string]map[string]*bench.Histogram{}
 	for _, c := range res.Runs {
 		if c.Dir == "" {
@@ -44,7 +45,7 @@ func RunFigures(dir string, res reports.Result) reports.Figures {
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		f := reports.Figure{Title: c.Name() + ": latency percentile spectrum", YLabel: "milliseconds"}
+		f := result.Figure{Title: c.Name() + ": latency percentile spectrum", YLabel: "milliseconds"}
 		for _, n := range names {
 			sp := hs[n].Spectrum(n)
 			sp.Key = n
@@ -53,7 +54,7 @@ func RunFigures(dir string, res reports.Result) reports.Figures {
 		figs[c.ID()] = append(cellTimelines(c, h), f)
 	}
 	for s, fs := range scenarioOverlays(res.Runs, hists) {
-		figs[reports.ScenarioKey(s)] = fs
+		figs[result.ScenarioKey(s)] = fs
 	}
 	return figs
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/sharechaos/sharechaos/result"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +16,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharechaos/sharechaos/docker"
-	"github.com/sharechaos/sharechaos/reports"
 )
 
 // TestClusterUpExternalDown: `cluster up` starts the docker cluster
@@ -84,7 +84,7 @@ func TestClusterUpExternalDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res reports.Result
+	var res result.Result
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatal(err)
 	}

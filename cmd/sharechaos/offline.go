@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/sharechaos/sharechaos/result"
 	"io"
 	"os"
 	"path/filepath"
@@ -88,7 +89,7 @@ func reportRun(dir string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sharechaos report: %v\n", err)
 		return verdict.ExitUsage
 	}
-	var res reports.Result
+	var res result.Result
 	if err := json.Unmarshal(b, &res); err != nil {
 		fmt.Fprintf(stderr, "sharechaos report: %s: %v\n", filepath.Join(dir, "result.json"), err)
 		return verdict.ExitUsage

@@ -2,14 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/sharechaos/sharechaos/result"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/sharechaos/sharechaos/reports"
 )
 
 // TestReplayRunsAsPrinted runs a small run with a threshold (quotes, braces
@@ -57,20 +56,20 @@ func TestReplayRunsAsPrinted(t *testing.T) {
 	}
 }
 
-func readResult(t *testing.T, dir string) reports.Result {
+func readResult(t *testing.T, dir string) result.Result {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "result.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r reports.Result
+	var r result.Result
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
 	return r
 }
 
-func cellIDs(r reports.Result) []string {
+func cellIDs(r result.Result) []string {
 	var ids []string
 	for _, c := range r.Runs {
 		ids = append(ids, c.ID())

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/sharechaos/sharechaos/result"
 	"io"
 	"log/slog"
 	"os"
@@ -142,7 +143,7 @@ func runRun(cmd *cobra.Command, rf *runFlags, rawArgs []string, stdout, stderr i
 
 // printFailedThresholds names each failed threshold with its bound (the
 // threshold as written), where it failed and the value observed there.
-func printFailedThresholds(w io.Writer, ts []reports.ThresholdResult) {
+func printFailedThresholds(w io.Writer, ts []result.ThresholdResult) {
 	for _, t := range ts {
 		if t.Pass {
 			continue

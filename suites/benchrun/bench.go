@@ -3,6 +3,7 @@ package benchrun
 import (
 	"context"
 	"fmt"
+	"github.com/sharechaos/sharechaos/result"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,10 +30,10 @@ import (
 // returned Bench is what bench.json holds; its ExitCode is the process's. A
 // *UsageError means nothing was run. On ctx cancellation (Ctrl-C) the bench
 // stops, closes the cluster and writes what it recorded.
-func Run(ctx context.Context, o Options) (reports.Bench, error) {
+func Run(ctx context.Context, o Options) (result.Bench, error) {
 	o, err := o.Validated()
 	if err != nil {
-		return reports.Bench{ExitCode: verdict.ExitUsage}, err
+		return result.Bench{ExitCode: verdict.ExitUsage}, err
 	}
 	thresholds, _ := bench.ParseThresholds(o.Thresholds) // validated above
 	if o.Seed == 0 {
@@ -44,12 +45,12 @@ func Run(ctx context.Context, o Options) (reports.Bench, error) {
 	}
 	created, err := harness.PrepareOut(o.Out)
 	if err != nil {
-		return reports.Bench{ExitCode: verdict.ExitUsage}, err
+		return result.Bench{ExitCode: verdict.ExitUsage}, err
 	}
 	runID := harness.RunID(o.Seed, started)
-	b := reports.Bench{Seed: o.Seed, Started: started.UTC(), Command: o.Command, Rate: o.Rate,
+	b := result.Bench{Seed: o.Seed, Started: started.UTC(), Command: o.Command, Rate: o.Rate,
 		RepeatDurationS: o.Duration.Seconds(), Repeats: o.Repeats, Batches: o.Batches, Alpha: o.Alpha,
-		Runs: []reports.BenchRun{}, Comparisons: []reports.BenchComparison{}}
+		Runs: []result.BenchRun{}, Comparisons: []result.BenchComparison{}}
 	fmt.Fprintf(o.Progress, "sharechaos bench: seed %d, out %s\n", o.Seed, o.Out)
 
 	choice := harness.ChooseBackend(ctx, o.Backend)
@@ -60,7 +61,7 @@ func Run(ctx context.Context, o Options) (reports.Bench, error) {
 		if created {
 			_ = os.RemoveAll(o.Out)
 		}
-		return reports.Bench{ExitCode: verdict.ExitUsage}, err
+		return result.Bench{ExitCode: verdict.ExitUsage}, err
 	}
 	if brokerNote != "" {
 		b.BackendWhy += "; " + brokerNote
@@ -89,7 +90,7 @@ func Run(ctx context.Context, o Options) (reports.Bench, error) {
 		if created {
 			_ = os.RemoveAll(o.Out)
 		}
-		return reports.Bench{ExitCode: verdict.ExitUsage}, err
+		return result.Bench{ExitCode: verdict.ExitUsage}, err
 	}
 	b.Notes = append(b.Notes, notes...)
 	b.Modes = benchModeLabels(plans)
@@ -132,7 +133,7 @@ func Run(ctx context.Context, o Options) (reports.Bench, error) {
 		partial := b
 		partial.Interrupted = true
 		partial.DurationS = time.Since(started).Seconds()
-		_ = reports.WriteBenchJSON(o.Out, partial)
+		_ = result.WriteBenchJSON(o.Out, partial)
 	}
 	if ctx.Err() != nil {
 		b.Interrupted = true
@@ -279,7 +280,7 @@ func benchBaseline(modes []string) string {
 }
 
 // finishBench sets the verdict and exit code and writes the reports.
-func finishBench(o *Options, b reports.Bench, figs reports.BenchFigures, started time.Time, harness bool) reports.Bench {
+func finishBench(o *Options, b result.Bench, figs result.BenchFigures, started time.Time, harness bool) result.Bench {
 	vs := []verdict.Verdict{verdict.Pass}
 	if harness {
 		vs = append(vs, verdict.HarnessError)

@@ -3,6 +3,7 @@ package benchrun
 import (
 	"context"
 	"errors"
+	"github.com/sharechaos/sharechaos/result"
 	"github.com/sharechaos/sharechaos/suites/harness"
 	"os"
 	"path/filepath"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/sharechaos/sharechaos/bench"
 	"github.com/sharechaos/sharechaos/internal/verdict"
-	"github.com/sharechaos/sharechaos/reports"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
@@ -64,7 +64,7 @@ func TestBenchEmbedded(t *testing.T) {
 
 	// A row per batch, compared metric, percentile and candidate; implicit
 	// has no share_ack_duration and so no row for it.
-	rows := map[string]reports.BenchComparison{}
+	rows := map[string]result.BenchComparison{}
 	for _, c := range b.Comparisons {
 		rows[c.Candidate+"|"+c.Metric+"|"+c.Percentile+"|"+strconv.Itoa(c.Batch)] = c
 		if c.Baseline != "explicit" || c.N1 != 2 || c.N2 != 2 {
@@ -278,7 +278,7 @@ func TestPlanInput(t *testing.T) {
 
 // benchOut is a finished bench with the directory it wrote.
 type benchOut struct {
-	reports.Bench
+	result.Bench
 	dir string
 }
 

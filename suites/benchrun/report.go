@@ -2,6 +2,7 @@ package benchrun
 
 import (
 	"fmt"
+	"github.com/sharechaos/sharechaos/result"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/sharechaos/sharechaos/bench"
-	"github.com/sharechaos/sharechaos/reports"
 )
 
 // benchMetricNotes say how each metric is measured; they go into the report.
@@ -28,7 +28,7 @@ var benchMetricNotes = []string{
 
 // summarizeBench turns the runs into comparisons, thresholds, harness
 // overhead, .hgrm files and figures.
-func summarizeBench(o *Options, b *reports.Bench, results []benchResult, ts bench.Thresholds) reports.BenchFigures {
+func summarizeBench(o *Options, b *result.Bench, results []benchResult, ts bench.Thresholds) result.BenchFigures {
 	b.Notes = append(b.Notes, benchMetricNotes...)
 	var measured []benchResult
 	for _, r := range results {
@@ -114,7 +114,7 @@ func summarizeBench(o *Options, b *reports.Bench, results []benchResult, ts benc
 
 	b.HarnessOverhead = harnessOverhead(b, results, o.Alpha)
 
-	figs := reports.BenchFigures{}
+	figs := result.BenchFigures{}
 	for _, pt := range points {
 		var reps, e2e []bench.Repeat
 		for _, r := range measured {
@@ -143,7 +143,7 @@ func summarizeBench(o *Options, b *reports.Bench, results []benchResult, ts benc
 
 // notRecordedBySide says a comparison row exists only because one side never
 // records its metric (no repeat of it failed).
-func notRecordedBySide(c reports.BenchComparison) bool {
+func notRecordedBySide(c result.BenchComparison) bool {
 	if c.N1 > 0 && c.N2 > 0 {
 		return false
 	}
@@ -165,8 +165,8 @@ func benchPoints(rs []benchResult) []benchPoint {
 	return out
 }
 
-func runsAt(rs []benchResult, pt benchPoint) []reports.BenchRun {
-	var out []reports.BenchRun
+func runsAt(rs []benchResult, pt benchPoint) []result.BenchRun {
+	var out []result.BenchRun
 	for _, r := range rs {
 		if r.plan.point == pt {
 			out = append(out, r.run)
@@ -218,7 +218,7 @@ func groupResults(rs []benchResult) []*resultGroup {
 // (one value per repeat on each side, interleaved, tested like the modes),
 // notes each ratio of medians with its p-value, and returns the median of the
 // per-batch ratios; 0 when not measured.
-func harnessOverhead(b *reports.Bench, results []benchResult, alpha float64) float64 {
+func harnessOverhead(b *result.Bench, results []benchResult, alpha float64) float64 {
 	type sides struct{ bare, ours []float64 }
 	byBatch := map[int]*sides{}
 	var batches []int

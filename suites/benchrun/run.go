@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sharechaos/sharechaos/result"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -17,7 +18,6 @@ import (
 	"github.com/sharechaos/sharechaos/faults"
 	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/internal/history"
-	"github.com/sharechaos/sharechaos/reports"
 	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/suites/harness"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
@@ -98,7 +98,7 @@ func (p benchPlan) dirName() string {
 // benchResult is what one run left.
 type benchResult struct {
 	plan    benchPlan
-	run     reports.BenchRun
+	run     result.BenchRun
 	snap    *bench.Snapshot
 	windows []bench.Window
 	// harness: run.Error is the suite's failure (setup, seeding, clients),
@@ -124,7 +124,7 @@ func (m *measured) add(k txnKey, intended time.Time) {
 // runOne runs one plan to its result; it never fails: what goes wrong is the
 // result's Error.
 func runOne(ctx context.Context, env *benchEnv, p benchPlan, dir string) benchResult {
-	res := benchResult{plan: p, run: reports.BenchRun{Mode: string(p.mode), Realization: p.realization, Batch: p.batch,
+	res := benchResult{plan: p, run: result.BenchRun{Mode: string(p.mode), Realization: p.realization, Batch: p.batch,
 		Repeat: p.repeat, Seed: p.seed, DurationS: env.o.Duration.Seconds()}}
 	// The sweep point is named only when there is more than one (the
 	// settings hold the single values otherwise), so tables stay plain.

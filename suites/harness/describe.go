@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"github.com/sharechaos/sharechaos/result"
 	"slices"
 	"time"
 
@@ -12,7 +13,6 @@ import (
 	"github.com/sharechaos/sharechaos/docker"
 	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/internal/cluster/embedded"
-	"github.com/sharechaos/sharechaos/reports"
 	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
 
@@ -20,7 +20,7 @@ import (
 // brokers' ApiVersions answer matches, their ids, their finalized features
 // and whether they advertise KIP-1289's keys. nil when the cluster does not
 // answer within a few seconds (the report then says unknown).
-func DescribeCluster(ctx context.Context, c cluster.Cluster, common Common) *reports.ClusterInfo {
+func DescribeCluster(ctx context.Context, c cluster.Cluster, common Common) *result.ClusterInfo {
 	cl, err := cluster.NewClient(c, kgo.ClientID("sharechaos-describe"))
 	if err != nil {
 		return nil
@@ -34,7 +34,7 @@ func DescribeCluster(ctx context.Context, c cluster.Cluster, common Common) *rep
 	if err != nil || resp.ErrorCode != 0 {
 		return nil
 	}
-	info := &reports.ClusterInfo{
+	info := &result.ClusterInfo{
 		KafkaVersion:  kversion.FromApiVersionsResponse(resp).VersionGuess(),
 		VersionSource: "ApiVersions: the newest release whose API ranges match",
 		Bootstrap:     c.Bootstrap(),

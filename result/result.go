@@ -1,6 +1,4 @@
-// Package reports writes what a run found: result.json and junit.xml for CI,
-// summary.md and report.html for people, .hgrm files for latency tools.
-package reports
+package result
 
 import (
 	"fmt"

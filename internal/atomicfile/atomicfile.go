@@ -1,4 +1,4 @@
-package reports
+package atomicfile
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // either the old file or the whole new one, never half of it. The file is
 // synced before the rename: a rename that reaches the disk before the data
 // would otherwise leave an empty file after a machine crash.
-func WriteFileAtomic(path string, data []byte) error {
+func Write(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
