@@ -22,6 +22,11 @@ const (
 	// with a higher delivery count (or to another worker): its acquisition
 	// was released by a leader move or a dropped connection, or expired.
 	CauseReleased = "released (leader move or dropped connection)"
+	// CauseAckLostWithBroker: the first worker's ACCEPT was answered ok, and
+	// a cluster fault (a broker killed, isolated or restarted) struck before
+	// the record came back: the broker lost the acknowledgement with its
+	// in-flight share-partition state.
+	CauseAckLostWithBroker = "ack lost with a broker fault"
 	// CauseAckFailed: the ack after the commit failed.
 	CauseAckFailed = "ack failed"
 	// CauseAckUnknown: the ack after the commit has an unknown outcome.

@@ -175,6 +175,11 @@ func (s *state) judgeDuplicate(a, b outputCopy, acks map[workerRecord][]ackSeen)
 				b.from.count, s.at(b.from.ts), w, s.at(stale))}
 	}
 	if accepted {
+		if f, ok := s.clusterFaultBetween(a.from.ts, b.from.ts); ok {
+			return dupJudgement{dupRedelivered, CauseAckLostWithBroker,
+				fmt.Sprintf("%s ACCEPTed it ok, then %s struck the cluster at %s before it came back as delivery %d",
+					w, f.Name, s.at(f.At.UnixNano()), b.from.count)}
+		}
 		return dupJudgement{dupUnexplained, CauseAcceptedYetRedelivered,
 			fmt.Sprintf("%s ACCEPTed it ok after %s committed", w, a.txn)}
 	}
@@ -259,4 +264,19 @@ func (s *state) duplicateSummary(copies []outputCopy, j dupJudgement) string {
 		}
 	}
 	return fmt.Sprintf("%d committed outputs, from %s; %s: %s", len(copies), strings.Join(from, ", "), j.cause, j.detail)
+}
+
+// clusterFaultBetween is the first cluster fault (the orchestrator's firing:
+// a broker killed, isolated, restarted) between two deliveries of a record
+// (to = 0: no end). A broker that took an ACCEPT and went down before the
+// share-partition state that holds it was durable brings the record back:
+// at-least-once, as ORACLE.md allows for broker faults.
+func (s *state) clusterFaultBetween(from, to int64) (FaultFiring, bool) {
+	for _, f := range s.faults {
+		at := f.At.UnixNano()
+		if f.Worker == "orchestrator" && at >= from && (to == 0 || at <= to) {
+			return f, true
+		}
+	}
+	return FaultFiring{}, false
 }
