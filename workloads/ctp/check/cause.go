@@ -27,6 +27,10 @@ const (
 	// the record came back: the broker lost the acknowledgement with its
 	// in-flight share-partition state.
 	CauseAckLostWithBroker = "ack lost with a broker fault"
+	// CauseLeaderLostState: a cluster fault struck between two deliveries
+	// whose counts do not rise: the new leader of the input partition knew
+	// only the persisted state, not the acquisition in flight.
+	CauseLeaderLostState = "redelivered by a new leader after a broker fault"
 	// CauseAckFailed: the ack after the commit failed.
 	CauseAckFailed = "ack failed"
 	// CauseAckUnknown: the ack after the commit has an unknown outcome.

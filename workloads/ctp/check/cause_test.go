@@ -114,6 +114,34 @@ func TestDuplicateAfterAcceptOKAndABrokerFaultIsARedelivery(t *testing.T) {
 	}
 }
 
+// Must pass where the row allows duplicates: a broker fault between two
+// deliveries of the same count (the new leader did not know the first
+// acquisition); must fail without the fault.
+func TestDuplicateOfTheSameDeliveryCountAcrossABrokerFault(t *testing.T) {
+	for _, withFault := range []bool{true, false} {
+		c := newCheckCell(ctp.Implicit, "", 5)
+		w1, w2, orch := c.worker("w1.1"), c.worker("w2.1"), c.worker("orchestrator")
+		recs := w1.poll(1, checkSpan(0, 5)...)
+		w1.commitBatch(recs)
+		if withFault {
+			orch.fault("broker-kill", "under-load")
+		}
+		again := w2.poll(1, checkSpan(0, 5)...)
+		w2.commitBatch(again)
+		w1.stop("")
+		w2.stop("")
+		res := check.Run(c.obs, checkAllowed(t, ctp.Implicit, "broker-kill"))
+		switch {
+		case withFault && res.Verdict != verdict.Pass:
+			t.Errorf("with the fault: %s (%s), want PASS", res.Verdict, res.Reason)
+		case withFault:
+			checkCause(t, res, verdict.AnomalyDuplicate, check.CauseLeaderLostState, 5, "broker-kill struck the cluster")
+		case res.Verdict != verdict.Anomaly:
+			t.Errorf("without a fault: %s (%s), want ANOMALY", res.Verdict, res.Reason)
+		}
+	}
+}
+
 // Must pass, naming each cause, where the row allows duplicates.
 func TestDuplicateCausesAllowed(t *testing.T) {
 	for _, tc := range []struct {

@@ -205,6 +205,17 @@ func (s *state) judgeDuplicate(a, b outputCopy, acks map[workerRecord][]ackSeen)
 		return dupJudgement{dupRedelivered, CauseReleased,
 			fmt.Sprintf("%s's delivery %d committed after delivery %d had been committed: its acquisition expired while it held the transaction", b.txn, b.from.count, a.from.count)}
 	}
+	if b.from.ts > a.from.ts {
+		if f, ok := s.clusterFaultBetween(a.from.ts, b.from.ts); ok {
+			// A new leader knows only the persisted share-partition state:
+			// an acquisition in flight when the old one went down is not
+			// counted, so the record comes back with the same delivery
+			// count (docs/FINDINGS.md, leadership changes).
+			return dupJudgement{dupRedelivered, CauseLeaderLostState,
+				fmt.Sprintf("%s struck the cluster at %s between the deliveries; the new leader redelivered it as delivery %d again",
+					f.Name, s.at(f.At.UnixNano()), b.from.count)}
+		}
+	}
 	return dupJudgement{dupUnexplained, CauseNoLaterDelivery,
 		fmt.Sprintf("the second output's delivery %d is not later than the first's %d", b.from.count, a.from.count)}
 }
