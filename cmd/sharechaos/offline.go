@@ -1,11 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"github.com/sharechaos/sharechaos/result"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -84,14 +82,12 @@ func newReportCmd() *cobra.Command {
 
 // reportRun rewrites a stored run's reports from its result.json.
 func reportRun(dir string, stdout, stderr io.Writer) int {
-	b, err := os.ReadFile(filepath.Join(dir, "result.json"))
+	// ReadResult refuses a file that does not read as the contract (an
+	// unknown verdict, an exit code that does not go with it): rendering it
+	// would print a verdict nobody derived.
+	res, err := result.ReadResult(dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "sharechaos report: %v\n", err)
-		return verdict.ExitUsage
-	}
-	var res result.Result
-	if err := json.Unmarshal(b, &res); err != nil {
-		fmt.Fprintf(stderr, "sharechaos report: %s: %v\n", filepath.Join(dir, "result.json"), err)
 		return verdict.ExitUsage
 	}
 	if err := reports.WriteRun(dir, res, suites.RunFigures(dir, res)); err != nil {
