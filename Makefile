@@ -35,7 +35,7 @@ nightly: build
 ## answers, unless SHARECHAOS_REQUIRE_DOCKER=1). Packages run one at a time:
 ## the real-Kafka tests of several packages would otherwise start clusters at
 ## once on two cores.
-test: lint test-refbroker
+test: lint refbroker test-refbroker
 	$(GO) test -count=1 -p 1 -timeout 80m ./...
 
 ## lint: the tree as committed must be formatted, vetted and tidy.
