@@ -176,14 +176,14 @@ func TestBenchStallRaisesCorrectedPercentiles(t *testing.T) {
 }
 
 // TestBenchThresholdFails: a threshold that cannot hold makes the bench
-// THRESHOLD-FAILED (exit 3) and says which and why; one that is never
-// recorded fails too (a typo must not pass).
+// THRESHOLD-FAILED (exit 3) and says which and why. (A typo in a metric is a
+// usage error before anything runs: TestBenchUsageErrors.)
 func TestBenchThresholdFails(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an embedded cluster; skipped with -short")
 	}
 	b := runBench(t, Options{Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{ctp.Explicit, ctp.Implicit}, Seed: 3, Thresholds: []string{"txn_commit_duration: p(99)<1us", "txn_total_duration: p(50)<60s",
-		"share_ack_duration{mode:explicit}: max<60s", "no_such_metric: p(99)<1s"}}, Rate: 20, Duration: 2 * time.Second, Repeats: 1, Batches: []int{1}, Workers: 1})
+		"share_ack_duration{mode:explicit}: max<60s"}}, Rate: 20, Duration: 2 * time.Second, Repeats: 1, Batches: []int{1}, Workers: 1})
 	if b.Verdict != verdict.ThresholdFailed || b.ExitCode != verdict.ExitThresholdFailed {
 		t.Fatalf("verdict %s exit %d, want THRESHOLD-FAILED 3", b.Verdict, b.ExitCode)
 	}
@@ -198,7 +198,6 @@ func TestBenchThresholdFails(t *testing.T) {
 		"txn_commit_duration: p(99)<1us":             {false, false},
 		"txn_total_duration: p(50)<60s":              {true, true},
 		"share_ack_duration{mode:explicit}: max<60s": {true}, // not judged on implicit: it has no acks to time
-		"no_such_metric: p(99)<1s":                   {false, false},
 	}
 	for k, v := range want {
 		if !slices.Equal(got[k], v) {
@@ -220,6 +219,7 @@ func TestBenchUsageErrors(t *testing.T) {
 		want string
 	}{
 		{Options{Rate: -1}, "--rate"},
+		{Options{Common: harness.Common{Thresholds: []string{"no_such_metric: p(99)<1s"}}}, `unknown metric "no_such_metric"`},
 		{Options{Batches: []int{0}}, "--batch 0"},
 		{Options{Common: harness.Common{Modes: []ctp.AckMode{"sometimes"}}}, `--mode "sometimes"`},
 		{Options{Common: harness.Common{Modes: []ctp.AckMode{ctp.Explicit, ctp.Explicit}}}, "given twice"},
