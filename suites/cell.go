@@ -347,7 +347,7 @@ func (r *cellRun) observe(ctx context.Context, admin *kgo.Client) (*ctp.Observat
 	if err != nil {
 		return nil, fmt.Errorf("observe: %w", err)
 	}
-	start, end, err := ctp.ShareProgress(ctx, admin, r.topo.Group, r.topo.InputTopic)
+	start, end, err := shareProgressSettled(ctx, admin, r.topo.Group, r.topo.InputTopic)
 	if err != nil {
 		return nil, fmt.Errorf("observe: %w", err)
 	}
@@ -357,4 +357,26 @@ func (r *cellRun) observe(ctx context.Context, admin *kgo.Client) (*ctp.Observat
 	}
 	return &ctp.Observation{Mode: r.plan.mode, Realization: r.plan.realization, InputTopic: r.topo.InputTopic, Inputs: inputs, Outputs: outputs,
 		ShareStart: start, InputEnd: end, DeliveryLimit: harness.DeliveryLimit, History: h}, nil
+}
+
+// shareProgressSettled reads the share group's end state, asking again for a
+// while when a request fails: right after a cluster fault healed, the
+// admin client's connection to a restarted broker can time out once (seen
+// on Kafka 4.2.2 after case 4: an i/o timeout on DescribeShareGroupOffsets)
+// although the broker answers the next request.
+func shareProgressSettled(ctx context.Context, admin *kgo.Client, group, topic string) (map[int32]int64, map[int32]int64, error) {
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		start, end, err := ctp.ShareProgress(rctx, admin, group, topic)
+		cancel()
+		if err == nil || ctx.Err() != nil || time.Now().After(deadline) {
+			return start, end, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
 }

@@ -21,6 +21,18 @@ import (
 // start (a bad config, an unreachable broker) must not fork forever.
 const maxIncarnations = 20
 
+// quickDeath is how soon after its start a worker's death counts as dying
+// at start (relaunched after relaunchBackoff, not at once).
+const quickDeath = 2 * time.Second
+
+// relaunchBackoff is the wait before incarnation inc+1 of a slot whose
+// incarnation inc died at start: 250 ms doubling to 4 s, so the 20
+// incarnations last about a minute, longer than a killed broker is down.
+func relaunchBackoff(inc int) time.Duration {
+	d := 250 * time.Millisecond << min(inc-1, 4)
+	return min(d, 4*time.Second)
+}
+
 // workerSet runs a cell's worker processes and replaces each one that dies
 // (a crash point, a fence) with a new incarnation of the same slot. Only the
 // first incarnation of the armed slot is armed; replacements never are.
@@ -40,11 +52,15 @@ type workerSet struct {
 	current  map[int]int
 	pids     map[string]int // worker name -> pid
 	stopping bool
+	// stopped is closed by stop: a replacement waiting out its backoff
+	// gives up.
+	stopped  chan struct{}
 	wg       sync.WaitGroup
 	startErr error
 }
 
 func (ws *workerSet) start() error {
+	ws.stopped = make(chan struct{})
 	ws.running = map[int]*exec.Cmd{}
 	ws.current = map[int]int{}
 	ws.pids = map[string]int{}
@@ -178,6 +194,7 @@ func (ws *workerSet) launch(slot, inc int) error {
 	ws.current[slot] = inc
 	ws.pids[cfg.Name()] = cmd.Process.Pid
 	ws.wg.Add(1)
+	launched := time.Now()
 	go func() {
 		defer ws.wg.Done()
 		err := cmd.Wait()
@@ -194,6 +211,25 @@ func (ws *workerSet) launch(slot, inc int) error {
 			ws.mu.Lock()
 			ws.startErr = fmt.Errorf("worker slot %d died %d times (last: %v); see %s", slot, inc, err, log.Name())
 			ws.mu.Unlock()
+			return
+		}
+		// A worker that dies right after its start (its transaction
+		// coordinator's broker is down, so InitProducerId fails at once)
+		// would burn every incarnation within a second: its replacement
+		// waits, longer each time, so a broker fault of seconds costs a few
+		// incarnations, not all of them. A crash point's replacement (the
+		// worker lived) starts at once.
+		if lived := time.Since(launched); lived < quickDeath {
+			select {
+			case <-time.After(relaunchBackoff(inc)):
+			case <-ws.stopped:
+				return
+			}
+		}
+		ws.mu.Lock()
+		stopping = ws.stopping
+		ws.mu.Unlock()
+		if stopping {
 			return
 		}
 		if lerr := ws.launch(slot, inc+1); lerr != nil {
@@ -232,6 +268,9 @@ func (ws *workerSet) failure() error {
 // the last batch, leave the group) and SIGKILLs those still running after grace.
 func (ws *workerSet) stop(grace time.Duration) {
 	ws.mu.Lock()
+	if !ws.stopping && ws.stopped != nil {
+		close(ws.stopped)
+	}
 	ws.stopping = true
 	for _, cmd := range ws.running {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
