@@ -28,7 +28,7 @@ func TestBenchEmbedded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an embedded cluster; skipped with -short")
 	}
-	b := runBench(t, Options{Common: harness.Common{Backend: "embedded", Seed: 5, Thresholds: []string{"txn_total_duration: p(99)<60s", "dropped_iterations{mode:explicit}: count<1000000"}}, Rate: 20, Duration: 3 * time.Second, Warmup: time.Second, Repeats: 2, Batches: []int{1, 10}, Workers: 2, Overhead: true})
+	b := runBench(t, Options{Common: harness.Common{Backend: "embedded", TxnAcks: "ledger", Seed: 5, Thresholds: []string{"txn_total_duration: p(99)<60s", "dropped_iterations{mode:explicit}: count<1000000"}}, Rate: 20, Duration: 3 * time.Second, Warmup: time.Second, Repeats: 2, Batches: []int{1, 10}, Workers: 2, Overhead: true})
 	dir := b.dir
 	if b.Verdict != verdict.Pass || b.ExitCode != 0 {
 		t.Fatalf("verdict %s exit %d, want PASS 0; thresholds %+v notes %v", b.Verdict, b.ExitCode, b.Thresholds, b.Notes)
