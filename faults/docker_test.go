@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
+	"github.com/sharechaos/sharechaos/internal/clustertest/dockertest"
 	"math/rand/v2"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -34,22 +33,7 @@ import (
 // completed on recovery).
 func TestDockerFaults(t *testing.T) {
 	ctx := context.Background()
-	if ok, why := docker.Available(ctx); !ok {
-		t.Skipf("docker backend unavailable: %s", why)
-	}
-	c, err := docker.Start(ctx, docker.Options{Brokers: 3, RunID: fmt.Sprintf("test-faults-%d", os.Getpid()),
-		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-	if c != nil {
-		t.Cleanup(func() {
-			if err := c.Close(context.Background()); err != nil {
-				t.Errorf("close cluster: %v", err)
-			}
-		})
-	}
-	if err != nil {
-		t.Fatalf("start cluster: %v", err)
-	}
-	t.Logf("cluster started in %v", c.StartTime().Round(time.Millisecond))
+	c := dockertest.Start(t, "faults", 3)
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Minute)
 	defer cancel()
 

@@ -2,13 +2,9 @@ package shareconsumer
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
-	"os"
+	"github.com/sharechaos/sharechaos/internal/clustertest/dockertest"
 	"testing"
 	"time"
-
-	"github.com/sharechaos/sharechaos/docker"
 )
 
 // TestDocker runs the basic guarantees on real Kafka 4.2 (one broker in a
@@ -22,25 +18,7 @@ func TestDocker(t *testing.T) {
 		t.Skip("runs real Kafka in a container; skipped with -short")
 	}
 	ctx := context.Background()
-	if ok, why := docker.Available(ctx); !ok {
-		if os.Getenv("SHARECHAOS_REQUIRE_DOCKER") == "1" {
-			t.Fatalf("SHARECHAOS_REQUIRE_DOCKER=1 but the docker backend is not usable: %s", why)
-		}
-		t.Skipf("docker backend unavailable: %s", why)
-	}
-	c, err := docker.Start(ctx, docker.Options{Brokers: 1, RunID: fmt.Sprintf("test-shareconsumer-%d", os.Getpid()),
-		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-	if c != nil {
-		t.Cleanup(func() {
-			if err := c.Close(context.Background()); err != nil {
-				t.Errorf("close cluster: %v", err)
-			}
-		})
-	}
-	if err != nil {
-		t.Fatalf("start cluster: %v", err)
-	}
-	t.Logf("cluster started in %v", c.StartTime().Round(time.Millisecond))
+	c := dockertest.Start(t, "shareconsumer", 1)
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
 
