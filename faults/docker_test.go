@@ -233,7 +233,16 @@ func checkPlacement(t *testing.T, ctx context.Context, c *docker.Cluster, a *adm
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := a.partitionCount(ctx, topic)
+	// A coordinator can answer before the metadata the admin client reads
+	// lists the internal topic it just created (seen once on a loaded CI
+	// machine): wait for the topic, bounded.
+	var n int
+	deadline := time.Now().Add(30 * time.Second)
+	for n == 0 && err == nil && time.Now().Before(deadline) {
+		if n, err = a.partitionCount(ctx, topic); n == 0 && err == nil {
+			time.Sleep(250 * time.Millisecond)
+		}
+	}
 	if err != nil || n == 0 {
 		t.Fatalf("partitions of %s: %d, %v", topic, n, err)
 	}
