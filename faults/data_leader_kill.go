@@ -14,11 +14,8 @@ import (
 // there (they live in its memory); an output leader's fails the produce of
 // open transactions over to a follower.
 func dataLeaderKill(ctx context.Context, env Env) error {
-	topic, what := env.Topology.InputTopic, "input"
-	if env.Rand.IntN(2) == 1 {
-		topic, what = env.Topology.OutputTopic, "output"
-	}
-	p := int32(env.Rand.IntN(int(env.Topology.Partitions)))
+	topicOf, what, p := dataLeaderTarget(env)
+	topic := topicOf(env.Topology)
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	node, err := env.Cluster.(cluster.Roles).Coordinator(cctx, cluster.CoordLeader, fmt.Sprintf("%s/%d", topic, p))
 	cancel()
@@ -27,5 +24,5 @@ func dataLeaderKill(ctx context.Context, env Env) error {
 	}
 	return killAndRestart(ctx, env, killPlan{point: "under-load", node: node,
 		attrs: map[string]string{"leader_of": fmt.Sprintf("%s/%d", topic, p), "partition_kind": what,
-			"partition": strconv.Itoa(int(p))}})
+			"partition": strconv.Itoa(int(p)), "cells_served": strconv.Itoa(1 + len(env.Cells))}})
 }

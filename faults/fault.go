@@ -31,6 +31,14 @@ type Mechanism struct {
 	// Needs says whether a backend can run the fault: "" means yes,
 	// anything else is the N/A reason.
 	Needs func(c cluster.Cluster) string
+	// Scope is what the fault disturbs (scope.go); the zero value runs the
+	// cell alone.
+	Scope Scope
+	// Align, for a shared fault, places the other cells (Env.Cells) so that
+	// what Act aims at in Env.Topology is the same broker in each of them.
+	// It runs before any worker starts, and draws from an Env.Rand seeded
+	// as Act's, so it aims where Act will. Nil: nothing to place.
+	Align func(ctx context.Context, env Env) error
 }
 
 // Env is what a cluster fault acts on.
@@ -49,6 +57,8 @@ type Env struct {
 	// transactional ids are Topology.TransactionalID(slot); 0 is taken as 1.
 	// Case 4 and late-endtxn pick one worker's transactional id by it.
 	Workers int
+	// Cells are the other cells a shared injection serves (scope.go).
+	Cells OtherCells
 
 	// attrs are added to every event (a random schedule's part names).
 	attrs  map[string]string

@@ -57,7 +57,11 @@ func lateEndTxn(ctx context.Context, env Env) error {
 		return fmt.Errorf("capture EndTxn: no client link to broker %d", coord)
 	}
 	proxy := cl.Name
-	capture := kafkatoxic.Spec{Name: "sc-late-endtxn-capture", Action: kafkatoxic.ActionCapture, APIKey: endTxnKey, CaptureLimit: 64}
+	// The cell runs beside others (ScopeCell): its capture has a name of its
+	// own, and keeps enough frames that other cells' EndTxns on the same
+	// link do not crowd out its own.
+	capture := kafkatoxic.Spec{Name: "sc-late-endtxn-capture-" + env.Topology.Prefix, Action: kafkatoxic.ActionCapture,
+		APIKey: endTxnKey, CaptureLimit: 1024}
 	if err := api.addKafkaToxic(ctx, proxy, capture); err != nil {
 		return err
 	}

@@ -5,21 +5,23 @@ package faults
 // every mode must show.
 var (
 	// BrokerKill SIGKILLs a random broker and restarts it.
-	BrokerKill = Mechanism{Act: brokerKill, Needs: needsProcesses}
+	BrokerKill = Mechanism{Act: brokerKill, Needs: needsProcesses, Scope: ScopeShared}
 	// CoordinatorCrashAfterEndTxn is KIP-1289 case 4: EndTxn answered, the
 	// markers held, the transaction coordinator's broker killed and restarted.
 	CoordinatorCrashAfterEndTxn = Mechanism{Act: coordinatorCrashAfterEndTxn, Needs: needsCase4}
 	// ShareStateLeaderKill kills the leader of the __share_group_state
 	// partition that holds an input partition's state.
-	ShareStateLeaderKill = Mechanism{Act: shareStateLeaderKill, Needs: needsAll(needsProcesses, needsRoles)}
+	ShareStateLeaderKill = Mechanism{Act: shareStateLeaderKill, Needs: needsAll(needsProcesses, needsRoles),
+		Scope: ScopeShared, Align: alignShareCoordinators}
 	// DataLeaderKill kills the leader of an input or output partition.
-	DataLeaderKill = Mechanism{Act: dataLeaderKill, Needs: needsAll(needsProcesses, needsRoles)}
+	DataLeaderKill = Mechanism{Act: dataLeaderKill, Needs: needsAll(needsProcesses, needsRoles),
+		Scope: ScopeShared, Align: alignDataLeaders}
 	// Partition isolates one broker (all its links), then heals.
-	Partition = Mechanism{Act: partitionFault, Needs: needsAll(needsNetwork, needsIsolate, needsBrokerLinks)}
+	Partition = Mechanism{Act: partitionFault, Needs: needsAll(needsNetwork, needsIsolate, needsBrokerLinks), Scope: ScopeShared}
 	// SlowNetwork adds latency to every link for a while.
-	SlowNetwork = Mechanism{Act: slowNetwork, Needs: needsAll(needsNetwork, needsLatency)}
+	SlowNetwork = Mechanism{Act: slowNetwork, Needs: needsAll(needsNetwork, needsLatency), Scope: ScopeShared}
 	// RollingRestart restarts every broker in turn.
-	RollingRestart = Mechanism{Act: rollingRestart, Needs: needsRestarts}
+	RollingRestart = Mechanism{Act: rollingRestart, Needs: needsRestarts, Scope: ScopeShared}
 	// LateEndTxn replays a captured EndTxn after a newer transaction began.
-	LateEndTxn = Mechanism{Act: lateEndTxn, Needs: needsAll(needsRoles, needsKafkaToxic)}
+	LateEndTxn = Mechanism{Act: lateEndTxn, Needs: needsAll(needsRoles, needsKafkaToxic), Scope: ScopeCell}
 )

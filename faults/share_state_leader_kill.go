@@ -20,7 +20,7 @@ func shareStateLeaderKill(ctx context.Context, env Env) error {
 		return err
 	}
 	defer a.close()
-	p := int32(env.Rand.IntN(int(env.Topology.Partitions)))
+	p := shareStateTarget(env)
 	key, err := a.shareStateKey(ctx, env.Topology.Group, env.Topology.InputTopic, p)
 	if err != nil {
 		return err
@@ -31,9 +31,17 @@ func shareStateLeaderKill(ctx context.Context, env Env) error {
 	if err != nil {
 		return fmt.Errorf("find share coordinator of %s: %w", key, err)
 	}
+	// Every cell the injection serves keeps its input leaders off the
+	// killed broker (a shared injection: Align put their share-state there).
 	var inputs []role
-	for q := range env.Topology.Partitions {
-		inputs = append(inputs, role{what: fmt.Sprintf("input/%d", q), topic: env.Topology.InputTopic, partition: q})
+	for i, t := range env.all() {
+		for q := range t.Partitions {
+			what := fmt.Sprintf("input/%d", q)
+			if i > 0 {
+				what = fmt.Sprintf("%s input/%d", t.Prefix, q)
+			}
+			inputs = append(inputs, role{what: what, topic: t.InputTopic, partition: q})
+		}
 	}
 	began := time.Now()
 	moved, err := moveRolesOff(ctx, env, a, node, inputs)

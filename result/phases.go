@@ -4,8 +4,11 @@ package result
 // A cell without a fault has no fault or heal phase; fault, heal and drain
 // are cut out of the load by the fault's own firing and healing times.
 const (
-	PhaseTopicSetup   = "topic-setup"
-	PhaseSeeding      = "seeding"
+	PhaseTopicSetup = "topic-setup"
+	PhaseSeeding    = "seeding"
+	// PhaseAlign is a shared fault's wait for the other cells of its row and
+	// their placement (suites' fault_share.go).
+	PhaseAlign        = "align"
 	PhaseWorkersStart = "workers-start"
 	PhaseLoad         = "load"
 	PhaseFault        = "fault"

@@ -2,6 +2,7 @@ package suites
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/sharechaos/sharechaos/result"
 	"math/rand/v2"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -35,6 +37,9 @@ type cellPlan struct {
 	fallbackNote string
 	// consumer is the workers' share consumer (ctp.ConsumerKgo, ...).
 	consumer string
+	// share is the injection this cell shares with the other cells of its
+	// row (fault_share.go); nil when the cell injects its own fault.
+	share *faultShare
 }
 
 func (p cellPlan) name() string { return p.scenario.Name }
@@ -56,7 +61,12 @@ type cellRun struct {
 	// cleanupErr is a heal that failed after the cell (cleanup.go).
 	cleanupErr error
 	phases     phaseTimer
+	// lastDone and lastTotal are the share group's progress when last read.
+	lastDone, lastTotal atomic.Int64
 }
+
+// lastProgress is the progress the drain last read.
+func (r *cellRun) lastProgress() (done, total int64) { return r.lastDone.Load(), r.lastTotal.Load() }
 
 // runCell runs one cell to its verdict. It never returns an error: whatever
 // goes wrong becomes the cell's verdict (HARNESS-ERROR, UNKNOWN) with a reason.
@@ -64,6 +74,7 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 	o, loadNote := withLoad(o, plan.scenario)
 	r := &cellRun{o: o, prog: prog, c: c, plan: plan, runID: runID, started: time.Now(),
 		rng: rand.New(rand.NewPCG(uint64(plan.seed), uint64(plan.index)))}
+	defer plan.share.exit(ctx, r)
 	cell = result.Cell{
 		Scenario: plan.name(), Mode: string(plan.mode), Backend: c.Name(), Realization: plan.realization,
 		Repeat: plan.repeat, Seed: plan.seed,
@@ -150,11 +161,11 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 	defer admin.Close()
 	// Deferred after admin.Close, so it runs before it: heal what the
 	// fault left, then delete the cell's topics and group.
-	defer r.cleanUp(ctx, admin)
+	defer r.cleanUp(ctx)
 
 	r.phases.begin(result.PhaseTopicSetup)
 	sctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	err = ctp.Setup(sctx, admin, r.topo, ctp.GroupConfig{Lock: o.Lock, DeliveryLimit: harness.DeliveryLimit})
+	err = ctp.CreateTopics(sctx, admin, r.topo)
 	cancel()
 	if err != nil {
 		return nil, "", fmt.Errorf("set up cell: %w", err)
@@ -169,6 +180,19 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 	}
 	r.timeline.Record(history.Event{Type: history.OK, F: history.FSeed, Attrs: map[string]string{
 		"records": fmt.Sprint(o.Records), "topic": r.topo.InputTopic}})
+	if r.plan.share != nil {
+		// The shared fault's Align may rename the group before anyone joins it.
+		r.phases.begin(result.PhaseAlign)
+		if err := r.plan.share.join(ctx, r); err != nil {
+			return nil, "", err
+		}
+	}
+	sctx, cancel = context.WithTimeout(ctx, 60*time.Second)
+	err = ctp.SetGroupConfigs(sctx, admin, r.topo.Group, ctp.GroupConfig{Lock: o.Lock, DeliveryLimit: harness.DeliveryLimit})
+	cancel()
+	if err != nil {
+		return nil, "", fmt.Errorf("set up cell: %w", err)
+	}
 
 	r.phases.begin(result.PhaseWorkersStart)
 	ws := r.workerSet()
@@ -191,7 +215,9 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 	var faultErr error
 	faultCtx, cancelFault := context.WithCancel(ctx)
 	defer cancelFault()
-	if cf := r.plan.scenario.Cluster; cf != nil {
+	if r.plan.share != nil {
+		r.plan.share.running(ctx, r)
+	} else if cf := r.plan.scenario.Cluster; cf != nil {
 		faultWG.Add(1)
 		go func() {
 			defer faultWG.Done()
@@ -220,6 +246,16 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 	drained, err := r.drain(ctx, admin, ws)
 	cancelFault()
 	faultWG.Wait()
+	if r.plan.share != nil {
+		// A cell that drained while the shared fault still acts waits for
+		// its heal: the heal is part of what every cell of the row meets.
+		r.phases.begin(result.PhaseHeal)
+		rep, shareErr := r.plan.share.drainedAndWait(ctx, r)
+		r.report = &rep
+		if shareErr != nil && faultErr == nil {
+			faultErr = shareErr
+		}
+	}
 	if err != nil {
 		return nil, "", err
 	}
@@ -306,6 +342,8 @@ func (r *cellRun) progress(ctx context.Context, admin *kgo.Client) (done, total 
 		total += e
 		done += min(start[p], e)
 	}
+	r.lastDone.Store(done)
+	r.lastTotal.Store(total)
 	return done, total
 }
 
@@ -339,16 +377,30 @@ func (r *cellRun) drain(ctx context.Context, admin *kgo.Client, ws *workerSet) (
 // group's end state and every history.
 func (r *cellRun) observe(ctx context.Context, admin *kgo.Client) (*ctp.Observation, error) {
 	bs := r.c.Bootstrap()
-	inputs, err := ctp.ReadInputs(ctx, bs, r.topo.InputTopic, cluster.ClientOpts(r.c)...)
-	if err != nil {
-		return nil, fmt.Errorf("observe: %w", err)
-	}
-	outputs, err := ctp.ReadOutputs(ctx, bs, r.topo.OutputTopic, cluster.ClientOpts(r.c)...)
-	if err != nil {
-		return nil, fmt.Errorf("observe: %w", err)
-	}
-	start, end, err := shareProgressSettled(ctx, admin, r.topo.Group, r.topo.InputTopic)
-	if err != nil {
+	// The three reads are independent: run them at once (each waits out
+	// its own quiet period at the end of its topic).
+	var (
+		wg                     sync.WaitGroup
+		inputs                 []ctp.Input
+		outputs                []ctp.Output
+		start, end             map[int32]int64
+		inErr, outErr, progErr error
+	)
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		inputs, inErr = ctp.ReadInputs(ctx, bs, r.topo.InputTopic, cluster.ClientOpts(r.c)...)
+	}()
+	go func() {
+		defer wg.Done()
+		outputs, outErr = ctp.ReadOutputs(ctx, bs, r.topo.OutputTopic, cluster.ClientOpts(r.c)...)
+	}()
+	go func() {
+		defer wg.Done()
+		start, end, progErr = shareProgressSettled(ctx, admin, r.topo.Group, r.topo.InputTopic)
+	}()
+	wg.Wait()
+	if err := errors.Join(inErr, outErr, progErr); err != nil {
 		return nil, fmt.Errorf("observe: %w", err)
 	}
 	h, err := history.ReadDir(filepath.Join(r.dir, "histories"))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/suites/harness"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
@@ -17,7 +18,7 @@ import (
 // deletes the cell's topics and share group unless --keep-topics, so a run
 // leaves a long-lived cluster as it found it. Its failures are logged, not
 // judged: the verdict is already decided by what was observed.
-func (r *cellRun) cleanUp(ctx context.Context, admin *kgo.Client) {
+func (r *cellRun) cleanUp(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
 	defer cancel()
 	if err := harness.HealCluster(cctx, r.c); err != nil {
@@ -29,11 +30,25 @@ func (r *cellRun) cleanUp(ctx context.Context, admin *kgo.Client) {
 	if r.o.KeepTopics {
 		return
 	}
-	dctx, cancel := context.WithTimeout(cctx, 30*time.Second)
-	defer cancel()
-	if err := ctp.Teardown(dctx, admin, r.topo); err != nil {
-		r.o.Log.Warn("tear down cell", "prefix", r.topo.Prefix, "err", err)
-	}
+	// Deleting a share group can take Kafka ten seconds (seen on 4.2.2,
+	// answered without an error): the deletion runs in the background,
+	// and the run waits for every deletion before it closes the cluster
+	// (waitDeletions), so the next cell does not wait for this one's.
+	r.o.deletions.Add(1)
+	go func() {
+		defer r.o.deletions.Done()
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		cl, err := cluster.NewClient(r.c, kgo.ClientID("sharechaos-teardown"))
+		if err != nil {
+			r.o.Log.Warn("tear down cell", "prefix", r.topo.Prefix, "err", err)
+			return
+		}
+		defer cl.Close()
+		if err := ctp.Teardown(dctx, cl, r.topo); err != nil {
+			r.o.Log.Warn("tear down cell", "prefix", r.topo.Prefix, "err", err)
+		}
+	}()
 }
 
 // failOnCleanup makes a cell whose heal failed a HARNESS-ERROR: the cluster

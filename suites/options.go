@@ -7,6 +7,7 @@ package suites
 import (
 	flag "github.com/spf13/pflag"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sharechaos/sharechaos/scenarios"
@@ -42,6 +43,11 @@ type Options struct {
 	// Catalog is what --scenario and --profile can name (nil: the built-in
 	// catalog; a scenario file adds rows and profiles with scenarios.WithExtra).
 	Catalog *scenarios.Catalog
+
+	// deletions are the cells' topic and group deletions still running in
+	// the background (cleanup.go); Run waits for them before it closes the
+	// cluster.
+	deletions *sync.WaitGroup
 }
 
 // catalog is the run's catalog.

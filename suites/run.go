@@ -27,6 +27,7 @@ func Run(ctx context.Context, opts Options) (result.Result, error) {
 		return result.Result{ExitCode: verdict.ExitUsage}, err
 	}
 	thresholds, _ := bench.ParseThresholds(o.Thresholds) // checked by Validated
+	o.deletions = new(sync.WaitGroup)
 	if o.Seed == 0 {
 		o.Seed = harness.RandomSeed()
 	}
@@ -66,7 +67,10 @@ func Run(ctx context.Context, opts Options) (result.Result, error) {
 			Reason: err.Error(), Anomalies: map[string]verdict.Found{}})
 		return finish(o, thresholds, res, started), nil
 	}
-	closeCluster := func() { _ = c.Close(context.WithoutCancel(ctx)) }
+	closeCluster := func() {
+		o.deletions.Wait()
+		_ = c.Close(context.WithoutCancel(ctx))
+	}
 	defer closeCluster()
 	res.Cluster = harness.DescribeCluster(ctx, c, o.Common)
 	settings, err := harness.CheckBrokerSettings(ctx, c, o.Lock, o.TxnTimeout)
@@ -110,7 +114,11 @@ func Run(ctx context.Context, opts Options) (result.Result, error) {
 		partial.Runs = sortedCells(res.Runs)
 		_ = writeResult(o.Out, finishResult(partial, started))
 	}
-	runPlans(ctx, o.Parallel, plans, func(p cellPlan) {
+	share := func(row []cellPlan) *faultShare {
+		ro, _ := withLoad(&o, row[0].scenario)
+		return newFaultShare(row[0].scenario, c, ro.Workers, row[0].seed, len(row))
+	}
+	runPlans(ctx, o.Parallel, plans, share, func(p cellPlan) {
 		o.Log.Info("cell", "scenario", p.name(), "mode", p.mode, "realization", p.realization, "repeat", p.repeat)
 		done(p, runCell(ctx, &o, prog, c, runID, o.Out, p))
 	})

@@ -2,26 +2,77 @@ package suites
 
 import (
 	"context"
+	"github.com/sharechaos/sharechaos/faults"
 	"github.com/sharechaos/sharechaos/result"
 	"sort"
 	"sync"
 )
 
-// runPlans runs every cell plan in order, up to parallel at once. Cells
-// have their own topics, group and transactional ids, so cells whose faults
-// stay inside their own workers cannot disturb each other and share the
-// cluster; a cell whose fault acts on the cluster (brokers, links) would
-// disturb every other cell, so it waits for the others and runs alone.
-func runPlans(ctx context.Context, parallel int, plans []cellPlan, run func(cellPlan)) {
+// placement is how a cell may run beside others.
+type placement int
+
+const (
+	// besideOthers: the cell's fault stays inside its own workers, or acts
+	// only on its own transactional ids (faults.ScopeCell): it runs in the
+	// pool, up to --parallel at once.
+	besideOthers placement = iota
+	// alone: a cluster fault aimed at this cell would disturb every other
+	// cell; it waits for the others and runs by itself.
+	alone
+	// withItsRow: a shared cluster fault (faults.ScopeShared); the cells of
+	// its row (same scenario and repeat, every mode) run together, alone
+	// on the cluster, under one injection.
+	withItsRow
+)
+
+func placementOf(p cellPlan) placement {
+	cf := p.scenario.Cluster
+	switch {
+	case cf == nil || cf.Scope == faults.ScopeCell:
+		return besideOthers
+	case cf.Shared():
+		return withItsRow
+	}
+	return alone
+}
+
+// runPlans runs every cell plan in order. Cells have their own topics,
+// group and transactional ids, so cells whose faults stay inside their own
+// workers cannot disturb each other and share the cluster, up to parallel
+// at once; a cell whose fault acts on the cluster runs alone, and a shared
+// cluster fault runs once for all the cells of its row together. workers
+// makes the one injection of a row.
+func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(rowOf []cellPlan) *faultShare, run func(cellPlan)) {
 	slots := make(chan struct{}, max(1, parallel))
 	var wg sync.WaitGroup
-	for _, p := range plans {
+	for i := 0; i < len(plans); i++ {
+		p := plans[i]
 		if ctx.Err() != nil {
 			break
 		}
-		if p.scenario.Target() == "cluster" {
+		switch placementOf(p) {
+		case alone:
 			wg.Wait()
 			run(p)
+			continue
+		case withItsRow:
+			row := []cellPlan{p}
+			for i+1 < len(plans) && plans[i+1].scenario.Name == p.scenario.Name && plans[i+1].repeat == p.repeat {
+				i++
+				row = append(row, plans[i])
+			}
+			wg.Wait()
+			f := share(row)
+			var rowWG sync.WaitGroup
+			for _, q := range row {
+				q.share = f
+				rowWG.Add(1)
+				go func() {
+					defer rowWG.Done()
+					run(q)
+				}()
+			}
+			rowWG.Wait()
 			continue
 		}
 		slots <- struct{}{}

@@ -55,6 +55,16 @@ type GroupConfig struct {
 // input) and share.isolation.level=read_committed (the client's own isolation
 // setting is ignored for share groups).
 func Setup(ctx context.Context, cl *kgo.Client, t Topology, g GroupConfig) error {
+	if err := CreateTopics(ctx, cl, t); err != nil {
+		return err
+	}
+	return SetGroupConfigs(ctx, cl, t.Group, g)
+}
+
+// CreateTopics creates the cell's topics and waits until every partition has
+// a leader. Setup without the group: a runner that still picks the group's
+// name (a shared fault's alignment) sets its configs after.
+func CreateTopics(ctx context.Context, cl *kgo.Client, t Topology) error {
 	adm := kadm.NewClient(cl)
 	cfg := map[string]*string{"min.insync.replicas": kadm.StringPtr(strconv.Itoa(t.MinISR))}
 	for _, spec := range []struct {
@@ -68,9 +78,6 @@ func Setup(ctx context.Context, cl *kgo.Client, t Topology, g GroupConfig) error
 		if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
 			return fmt.Errorf("create topic %s: %w", spec.topic, err)
 		}
-	}
-	if err := SetGroupConfigs(ctx, cl, t.Group, g); err != nil {
-		return err
 	}
 	return waitTopicsReady(ctx, adm, t)
 }

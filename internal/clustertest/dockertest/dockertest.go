@@ -16,9 +16,14 @@ import (
 	"github.com/sharechaos/sharechaos/docker"
 )
 
-// Start starts a cluster of brokers named after name, or skips the test.
+// Start starts a cluster of brokers named after name, or skips the test:
+// under -short (a real cluster takes half a minute to start, and -short is
+// what a quick local loop asks for), or when no engine answers.
 func Start(t testing.TB, name string, brokers int) *docker.Cluster {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: no real Kafka cluster")
+	}
 	ctx := context.Background()
 	if ok, why := docker.Available(ctx); !ok {
 		if os.Getenv("SHARECHAOS_REQUIRE_DOCKER") == "1" {

@@ -1,0 +1,189 @@
+package suites
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sharechaos/sharechaos/faults"
+	"github.com/sharechaos/sharechaos/internal/history"
+	"github.com/sharechaos/sharechaos/scenarios"
+	"github.com/sharechaos/sharechaos/suites/harness"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+)
+
+// shareMember is a cellRun with what a faultShare touches.
+func shareMember(t *testing.T, index int, prefix string) *cellRun {
+	t.Helper()
+	rec, err := history.Create(filepath.Join(t.TempDir(), "orchestrator.jsonl"), "orchestrator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rec.Close() })
+	return &cellRun{plan: cellPlan{index: index}, topo: ctp.NewTopology(prefix, 2, 1, 1), timeline: rec,
+		prog: newProgress(Options{Common: harness.Common{Progress: io.Discard}}, 3)}
+}
+
+// TestFaultShareOneInjectionForTheRow: the last cell to join runs Align
+// (aimed at the lowest plan index, the others as Env.Cells, renamable), the
+// fault acts once when every cell runs its workers, every cell sees its
+// events, and no cell passes drainedAndWait before the fault returned.
+func TestFaultShareOneInjectionForTheRow(t *testing.T) {
+	var acts, aligns atomic.Int32
+	var released atomic.Bool
+	mech := faults.Mechanism{Scope: faults.ScopeShared,
+		Align: func(ctx context.Context, env faults.Env) error {
+			aligns.Add(1)
+			if env.Topology.Prefix != "c0" || len(env.Cells) != 2 {
+				t.Errorf("align aimed at %s with %d others, want c0 and 2", env.Topology.Prefix, len(env.Cells))
+			}
+			for _, c := range env.Cells {
+				c.Group += "-renamed"
+			}
+			return nil
+		},
+		Act: func(ctx context.Context, env faults.Env) error {
+			acts.Add(1)
+			env.Fired(history.Event{Type: history.Info, F: history.FFaultFired, Attrs: map[string]string{"node": "1"}})
+			time.Sleep(50 * time.Millisecond)
+			released.Store(true)
+			return nil
+		}}
+	s := scenarios.Scenario{Name: "shared-test", Cluster: &scenarios.ClusterFault{Mechanism: mech}}
+	f := newFaultShare(s, nil, 1, 7, 3)
+	members := []*cellRun{shareMember(t, 2, "c2"), shareMember(t, 0, "c0"), shareMember(t, 1, "c1")}
+	var wg sync.WaitGroup
+	for _, m := range members {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx := context.Background()
+			defer f.exit(ctx, m)
+			if err := f.join(ctx, m); err != nil {
+				t.Error(err)
+				return
+			}
+			f.running(ctx, m)
+			rep, err := f.drainedAndWait(ctx, m)
+			if err != nil || !released.Load() {
+				t.Errorf("%s: returned before the shared fault ended (err %v)", m.topo.Prefix, err)
+			}
+			if len(rep.Fired) != 0 { // Act above fires through env.Fired only
+				t.Errorf("report: %+v", rep)
+			}
+		}()
+	}
+	wg.Wait()
+	if acts.Load() != 1 || aligns.Load() != 1 {
+		t.Fatalf("acts %d, aligns %d: want one of each for the row", acts.Load(), aligns.Load())
+	}
+	for _, m := range members {
+		want := m.topo.Prefix + "-group"
+		if m.topo.Prefix != "c0" {
+			want += "-renamed"
+		}
+		if m.topo.Group != want {
+			t.Errorf("%s: group %s, want %s", m.topo.Prefix, m.topo.Group, want)
+		}
+		m.timeline.Close()
+	}
+}
+
+// TestFaultShareCellThatStopsEarly: a cell that exits before joining (an
+// N/A mode, a failed setup) never holds up the others, and the fault still
+// acts for the cells left.
+func TestFaultShareCellThatStopsEarly(t *testing.T) {
+	var acts atomic.Int32
+	mech := faults.Mechanism{Scope: faults.ScopeShared, Act: func(ctx context.Context, env faults.Env) error {
+		acts.Add(1)
+		return nil
+	}}
+	s := scenarios.Scenario{Name: "shared-test", Cluster: &scenarios.ClusterFault{Mechanism: mech}}
+	f := newFaultShare(s, nil, 1, 7, 2)
+	early, late := shareMember(t, 0, "c0"), shareMember(t, 1, "c1")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	f.exit(ctx, early)
+	if err := f.join(ctx, late); err != nil {
+		t.Fatal(err)
+	}
+	f.running(ctx, late)
+	if _, err := f.drainedAndWait(ctx, late); err != nil {
+		t.Fatal(err)
+	}
+	f.exit(ctx, late)
+	if acts.Load() != 1 {
+		t.Fatalf("acts %d, want 1", acts.Load())
+	}
+}
+
+// TestRunPlansPlacement: worker faults and cell-scoped faults share the
+// pool; a cluster fault runs alone; a shared fault's row runs together
+// under one share, and nothing else runs beside either.
+func TestRunPlansPlacement(t *testing.T) {
+	worker := scenarios.Scenario{Name: "w", Worker: &scenarios.WorkerFault{}}
+	solo := scenarios.Scenario{Name: "solo", Cluster: &scenarios.ClusterFault{}}
+	shared := scenarios.Scenario{Name: "shared", Cluster: &scenarios.ClusterFault{Mechanism: faults.Mechanism{Scope: faults.ScopeShared}}}
+	cellScoped := scenarios.Scenario{Name: "cell", Cluster: &scenarios.ClusterFault{Mechanism: faults.Mechanism{Scope: faults.ScopeCell}}}
+	var plans []cellPlan
+	for _, s := range []scenarios.Scenario{worker, cellScoped, shared, solo, worker} {
+		for _, m := range []ctp.AckMode{ctp.Transactional, ctp.Explicit, ctp.Implicit} {
+			plans = append(plans, cellPlan{index: len(plans), scenario: s, mode: m, repeat: 1})
+		}
+	}
+	var mu sync.Mutex
+	running := map[string]int{}
+	shares := map[*faultShare]int{}
+	var bad []string
+	run := func(p cellPlan) {
+		mu.Lock()
+		running[p.scenario.Name]++
+		for name, n := range running {
+			if n == 0 || name == p.scenario.Name {
+				continue
+			}
+			if placementOf(p) != besideOthers || placementOf(cellPlan{scenario: byName(name, worker, solo, shared, cellScoped)}) != besideOthers {
+				bad = append(bad, p.scenario.Name+" beside "+name)
+			}
+		}
+		if p.scenario.Name == "solo" && running["solo"] > 1 {
+			bad = append(bad, "two solo cells at once")
+		}
+		if p.share != nil {
+			shares[p.share]++
+		} else if p.scenario.Name == "shared" {
+			bad = append(bad, "shared cell without a share")
+		}
+		mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+		mu.Lock()
+		running[p.scenario.Name]--
+		mu.Unlock()
+	}
+	share := func(row []cellPlan) *faultShare { return newFaultShare(row[0].scenario, nil, 1, row[0].seed, len(row)) }
+	runPlans(context.Background(), 4, plans, share, run)
+	if len(bad) > 0 {
+		t.Fatalf("placement broken: %v", bad)
+	}
+	if len(shares) != 1 {
+		t.Fatalf("the shared row ran under %d shares, want 1", len(shares))
+	}
+	for _, n := range shares {
+		if n != 3 {
+			t.Fatalf("the share served %d cells, want the row's 3", n)
+		}
+	}
+}
+
+func byName(name string, ss ...scenarios.Scenario) scenarios.Scenario {
+	for _, s := range ss {
+		if s.Name == name {
+			return s
+		}
+	}
+	return scenarios.Scenario{}
+}
