@@ -6,7 +6,7 @@ BIN      := bin/sharechaos
 export TESTCONTAINERS_RYUK_DISABLED := true
 export TESTCONTAINERS_HOST_OVERRIDE := 127.0.0.1
 
-.PHONY: bench-checker build chaos nightly test test-short lint images bench clean refbroker test-refbroker mutants
+.PHONY: bench-checker bench-nightly build chaos nightly test test-short lint images bench clean refbroker test-refbroker mutants
 
 build: refbroker
 	$(GO) build -ldflags "-X main.revision=$$(git rev-parse HEAD 2>/dev/null)" -o $(BIN) ./cmd/sharechaos
@@ -30,6 +30,18 @@ chaos: build
 
 nightly: build
 	$(BIN) run --profile nightly
+
+## bench-nightly: the nightly profile on Docker (3 brokers, NIGHTLY_RECORDS a
+## cell), then its wall time beside the serial sum of its cells and of their
+## unavoidable waits, and the verdict counts; the run's directory is kept
+## under build/bench-nightly/.
+NIGHTLY_RECORDS ?= 1000
+bench-nightly: build
+	@out=build/bench-nightly/$$(date -u +%Y%m%dT%H%M%SZ); mkdir -p build/bench-nightly; \
+	$(BIN) run --backend docker --profile nightly --records $(NIGHTLY_RECORDS) --out $$out > $$out.log 2>&1; rc=$$?; \
+	grep -E '^wall time' $$out.log; \
+	grep -oE '^(PASS|FAIL|ANOMALY|UNKNOWN|HARNESS-ERROR|N/A) ' $$out.log | sort | uniq -c | tr '\n' ' '; echo; \
+	echo "run directory: $$out (exit $$rc)"
 
 ## test: every test, real brokers included (Docker tests skip when no engine
 ## answers, unless SHARECHAOS_REQUIRE_DOCKER=1). Packages run one at a time:

@@ -155,7 +155,11 @@ func rows() []Scenario {
 		{Name: "lock-expiry-before-commit", Case: "beyond", Load: sharedPartition, About: "acks pending in a transaction past the acquisition lock, then the commit (transaction timeout longer than the lock)",
 			Worker:   &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionStall, Stall: stallPastLock, TxnTimeout: outlastStall},
 			Expect:   exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
-			Evidence: []Evidence{firedAt(string(ctp.PointBeforeCommit)), secondAcquisition(false)}},
+			Evidence: []Evidence{firedAt(string(ctp.PointBeforeCommit)), secondAcquisition(false)},
+			// Seen on Kafka 4.2.2 (nightly, seed 20261201): every other
+			// worker waited in validate for the stalled transaction, 18 s,
+			// and the records came back only to the stalled worker itself.
+			NotIn: map[string]string{ctp.RealizationLedger: "the ledger realization cannot have this race: the stall comes after the transaction's ledger entry, and every other worker's validation reads the ledger read_committed past it, so all of them wait for the stalled transaction to end instead of polling; no second acquisition can happen while it is open (the native realization on the reference broker runs this case)"}},
 
 		// "no loss, no dup" / "no loss; dup allowed" / "dup allowed; loss only after an abort".
 		{Name: "broker-kill", Case: "beyond", About: "SIGKILL a random broker under load, restart it",

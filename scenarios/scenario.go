@@ -44,6 +44,10 @@ type Scenario struct {
 	// as having happened (evidence.go); a cell that lacks any piece is
 	// UNKNOWN naming it. The steady baseline has none.
 	Evidence []Evidence
+	// NotIn names the transactional realizations in which the case cannot
+	// happen, with why (reported N/A for that realization's cells, never
+	// PASS or UNKNOWN).
+	NotIn map[string]string
 }
 
 // WorkerFault is a fault the armed worker fires itself, at its point.
@@ -135,8 +139,11 @@ func (s Scenario) ExpectFor(mode ctp.AckMode) Expectation {
 
 // NAReason says why the scenario cannot run in mode on c, or "" when it can:
 // the one place that decides N/A before a cell starts.
-func (s Scenario) NAReason(mode ctp.AckMode, c cluster.Cluster) string {
+func (s Scenario) NAReason(mode ctp.AckMode, realization string, c cluster.Cluster) string {
 	if why := s.Expect[mode].NotApplicable; why != "" {
+		return why
+	}
+	if why := s.NotIn[realization]; why != "" && mode == ctp.Transactional {
 		return why
 	}
 	if s.Cluster != nil && s.Cluster.Needs != nil {

@@ -96,7 +96,7 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 
 	allowed := plan.scenario.Allowed(plan.mode)
 	cell.Allowed = allowed.Names()
-	if why := plan.scenario.NAReason(plan.mode, c); why != "" {
+	if why := plan.scenario.NAReason(plan.mode, plan.realization, c); why != "" {
 		cell.Verdict, cell.Reason = verdict.NA, why
 		return cell
 	}
@@ -106,7 +106,7 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 	}
 	prog.setPhase(plan, PhaseSetup)
 	var err error
-	r.timeline, err = history.Create(filepath.Join(r.dir, "histories", "orchestrator.jsonl"), "orchestrator")
+	r.timeline, err = history.Create(filepath.Join(r.dir, "histories", history.Orchestrator+".jsonl"), history.Orchestrator)
 	if err != nil {
 		cell.Verdict, cell.Reason = verdict.HarnessError, err.Error()
 		return cell

@@ -87,12 +87,15 @@ func (o *Options) Register(fs *flag.FlagSet, lists *harness.CommonLists, scenari
 	fs.DurationVar(&o.DrainTimeout, "drain-timeout", DefaultDrainTimeout, "how long to wait for the share group to finish the input")
 }
 
-// withDefaults returns o with every zero field set, the profile's repeats and
-// thresholds included.
+// withDefaults returns o with every zero field set, the profile's records,
+// repeats and thresholds included.
 func (o Options) withDefaults() Options {
 	o.Common = o.Common.WithDefaults()
 	if o.Profile == "" {
 		o.Profile = scenarios.DefaultProfile
+	}
+	if p, ok := o.catalog().LookupProfile(o.Profile); ok && len(o.Scenarios) == 0 && o.Records == 0 {
+		o.Records = p.Records
 	}
 	if o.Records == 0 {
 		o.Records = DefaultRecords

@@ -115,7 +115,7 @@ func (t *phaseTimer) markFault(fired []time.Time, healed []time.Time) {
 func workerFaultTimes(h history.History) (fired, healed []time.Time) {
 	var at int64
 	for _, e := range h {
-		if e.F == history.FFaultFired && e.Worker != "orchestrator" && (at == 0 || e.TS < at) {
+		if e.F == history.FFaultFired && e.Worker != history.Orchestrator && (at == 0 || e.TS < at) {
 			at = e.TS
 		}
 	}

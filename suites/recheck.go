@@ -187,6 +187,13 @@ func recheckCell(dir string, c result.Cell, cat scenarios.Catalog) result.Cell {
 		return nc
 	}
 	nc.Verdict, nc.Reason = "", ""
+	// What this build's catalog says the case cannot be in this mode or
+	// realization is derived from the row alone (a backend's capabilities
+	// need the cluster, and that cell ran, so they held).
+	if why := s.NAReason(obs.Mode, obs.Realization, nil); why != "" && s.Cluster == nil {
+		nc.Counts, nc.Verdict, nc.Reason = verdict.Counts{}, verdict.NA, why
+		return nc
+	}
 	judgeCell(&nc, obs, s)
 	nc.Latency = map[string]result.Percentiles{}
 	for name, hist := range cellLatency(obs.History) {

@@ -72,7 +72,7 @@ type Rec struct {
 type Event struct {
 	// TS is the wall clock in nanoseconds since the Unix epoch.
 	TS int64 `json:"ts"`
-	// Worker is slot.incarnation, e.g. "w2.1"; "orchestrator" or "seeder" for others.
+	// Worker is slot.incarnation, e.g. "w2.1"; Orchestrator or "seeder" for others.
 	Worker string `json:"worker"`
 	Type   Type   `json:"type"`
 	F      string `json:"f"`
@@ -99,3 +99,7 @@ type Event struct {
 	// Attrs carries anything else (producer id and epoch, member id, ...).
 	Attrs map[string]string `json:"attrs,omitempty"`
 }
+
+// Orchestrator is the Worker of the orchestrator's own events (the cluster
+// faults' firings and heals, the seeding).
+const Orchestrator = "orchestrator"

@@ -181,7 +181,7 @@ func planBench(ctx context.Context, o *Options, env *benchEnv) ([]benchPlan, []s
 	var notes []string
 	if o.Fault != "" {
 		f, _ := scenarios.Lookup(o.Fault)
-		if why := f.NAReason(ctp.Explicit, env.c); why != "" {
+		if why := f.NAReason(ctp.Explicit, "", env.c); why != "" {
 			return nil, nil, usagef("--fault %s cannot run on the %s backend: %s", f.Name, env.c.Name(), why)
 		}
 		env.fault = &f

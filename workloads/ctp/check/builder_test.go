@@ -212,3 +212,8 @@ func checkSpan(from, to int) []int {
 	}
 	return ids
 }
+
+// heal records the orchestrator's heal of a cluster fault.
+func (w *checkWorker) heal() {
+	w.add(history.Event{Type: history.Info, F: history.FHeal})
+}

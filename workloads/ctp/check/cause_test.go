@@ -264,3 +264,36 @@ func TestDuplicateAfterLockExpiryRaceIsReleased(t *testing.T) {
 	checkWant(t, res, verdict.Pass, map[string]int{verdict.AnomalyDuplicate: 5})
 	checkCause(t, res, verdict.AnomalyDuplicate, check.CauseReleased, 5, "before w1.1's ACCEPT")
 }
+
+// Must pass where the row allows duplicates: a cluster fault that fired just
+// before the first delivery and healed after the second (a graceful restart
+// begins its shutdown, and the broker leads until leadership moved) is
+// between the deliveries; one that healed before the first delivery is not,
+// and the duplicate stays unexplained (must fail).
+func TestDuplicateOfTheSameDeliveryCountInsideAFaultWindow(t *testing.T) {
+	for _, healedBefore := range []bool{false, true} {
+		c := newCheckCell(ctp.Implicit, "", 5)
+		w1, orch := c.worker("w1.1"), c.worker("orchestrator")
+		orch.fault("rolling-restart", "under-load")
+		if healedBefore {
+			orch.heal()
+		}
+		recs := w1.poll(1, checkSpan(0, 5)...)
+		w1.commitBatch(recs)
+		again := w1.poll(1, checkSpan(0, 5)...)
+		w1.commitBatch(again)
+		if !healedBefore {
+			orch.heal()
+		}
+		w1.stop("")
+		res := check.Run(c.obs, checkAllowed(t, ctp.Implicit, "rolling-restart"))
+		switch {
+		case !healedBefore && res.Verdict != verdict.Pass:
+			t.Errorf("fault window around the deliveries: %s (%s), want PASS", res.Verdict, res.Reason)
+		case !healedBefore:
+			checkCause(t, res, verdict.AnomalyDuplicate, check.CauseLeaderLostState, 5, "rolling-restart struck the cluster")
+		case res.Verdict != verdict.Anomaly:
+			t.Errorf("fault healed before the first delivery: %s (%s), want ANOMALY", res.Verdict, res.Reason)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -284,10 +285,27 @@ func (s *state) duplicateSummary(copies []outputCopy, j dupJudgement) string {
 // at-least-once, as ORACLE.md allows for broker faults.
 func (s *state) clusterFaultBetween(from, to int64) (FaultFiring, bool) {
 	for _, f := range s.faults {
+		if f.Worker != history.Orchestrator {
+			continue
+		}
+		// A cluster fault acts from its firing until the next heal (a
+		// graceful restart fires when the shutdown begins, and the broker
+		// keeps leading until its controlled shutdown moved leadership):
+		// it counts when that window overlaps [from, to].
 		at := f.At.UnixNano()
-		if f.Worker == "orchestrator" && at >= from && (to == 0 || at <= to) {
+		end := s.healAfter(at)
+		if (to == 0 || at <= to) && (end == 0 || end >= from) {
 			return f, true
 		}
 	}
 	return FaultFiring{}, false
+}
+
+// healAfter is the first cluster heal at or after ts, 0 if none came.
+func (s *state) healAfter(ts int64) int64 {
+	i, _ := slices.BinarySearch(s.clusterHeals, ts)
+	if i < len(s.clusterHeals) {
+		return s.clusterHeals[i]
+	}
+	return 0
 }

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -55,6 +56,9 @@ type state struct {
 	lastPoll map[workerRecord]delivery
 	firstTS  int64
 	faults   []FaultFiring
+	// clusterHeals are the orchestrator's heal times, oldest first: a
+	// cluster fault acts from its firing to the next heal.
+	clusterHeals []int64
 	// whole is set when the observation is a part of a cell (RunSubset).
 	whole *Whole
 }
@@ -280,6 +284,10 @@ func (s *state) readHistory() {
 			}
 		case history.FStop:
 			s.stoppedAt[e.Worker] = e.TS
+		case history.FHeal:
+			if e.Worker == history.Orchestrator {
+				s.clusterHeals = append(s.clusterHeals, e.TS)
+			}
 		case history.FFaultFired:
 			s.faults = append(s.faults, FaultFiring{
 				Name: e.Fault, Point: e.Point, Action: e.Attrs["action"], Worker: e.Worker, At: time.Unix(0, e.TS).UTC(),
@@ -294,6 +302,7 @@ func (s *state) readHistory() {
 	}
 	s.lastPoll = nil // only the sends needed it
 	sort.SliceStable(s.faults, func(i, j int) bool { return s.faults[i].At.Before(s.faults[j].At) })
+	slices.Sort(s.clusterHeals)
 }
 
 func (s *state) readTxnEvent(e history.Event) {
