@@ -34,6 +34,11 @@ func RandomSchedule(menu func() []Part) Mechanism {
 			return randomSchedule(ctx, env, schedulePool(menu(), env.Cluster))
 		},
 		Needs: func(c cluster.Cluster) string { return needsSchedule(schedulePool(menu(), c)) },
+		// One schedule serves every mode of the row: its parts act on
+		// brokers and links; a part that aims at one cell's roles (a data
+		// leader, a share coordinator) aims at the first cell's, and the
+		// others meet it as the broker fault it is.
+		Scope: ScopeShared,
 	}
 }
 

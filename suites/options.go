@@ -64,9 +64,10 @@ const (
 	DefaultWorkers    = 3
 	DefaultPartitions = 4
 	DefaultMaxRecords = 10
-	// DefaultParallel cells at once: the cells are mostly waiting on the
-	// cluster, and two fit these 2-core machines.
-	DefaultParallel     = 2
+	// DefaultParallel cells at once: the pool's cells mostly wait (for
+	// lock expiries, transaction timeouts, stalls), so four fit a 2-core
+	// machine beside three brokers.
+	DefaultParallel     = 4
 	DefaultDrainTimeout = 3 * time.Minute
 )
 
@@ -81,7 +82,7 @@ func (o *Options) Register(fs *flag.FlagSet, lists *harness.CommonLists, scenari
 	fs.Int32Var(&o.Partitions, "partitions", DefaultPartitions, "partitions of the input and output topics")
 	fs.Int32Var(&o.MaxRecords, "batch", DefaultMaxRecords, "records per poll, and so at most per transaction")
 	fs.IntVar(&o.Repeats, "repeats", 0, "run every cell this many times (default: the profile's, else 1)")
-	fs.IntVar(&o.Parallel, "parallel", DefaultParallel, "cells run at once when their faults stay inside their own workers (cluster faults always run alone)")
+	fs.IntVar(&o.Parallel, "parallel", DefaultParallel, "cells run at once when their faults stay inside their own workers (a cluster fault runs alone, or once for all modes of its row)")
 	fs.DurationVar(&o.Lock, "lock", harness.DefaultLock, "acquisition lock duration")
 	fs.DurationVar(&o.TxnTimeout, "txn-timeout", 0, "transaction timeout, shorter than --lock (default: 2/3 of --lock)")
 	fs.DurationVar(&o.DrainTimeout, "drain-timeout", DefaultDrainTimeout, "how long to wait for the share group to finish the input")

@@ -43,6 +43,7 @@ func placementOf(p cellPlan) placement {
 // cluster fault runs once for all the cells of its row together. workers
 // makes the one injection of a row.
 func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(rowOf []cellPlan) *faultShare, run func(cellPlan)) {
+	plans = poolFirst(plans)
 	slots := make(chan struct{}, max(1, parallel))
 	var wg sync.WaitGroup
 	for i := 0; i < len(plans); i++ {
@@ -86,6 +87,26 @@ func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(ro
 		}()
 	}
 	wg.Wait()
+}
+
+// poolFirst orders the plans that run beside others before those that run
+// alone or with their row, each group in plan order: the pool then fills
+// its slots with every such cell at once instead of draining before each
+// cluster fault. Only the order of running changes; seeds and names are
+// the plans'.
+func poolFirst(plans []cellPlan) []cellPlan {
+	out := make([]cellPlan, 0, len(plans))
+	for _, p := range plans {
+		if placementOf(p) == besideOthers {
+			out = append(out, p)
+		}
+	}
+	for _, p := range plans {
+		if placementOf(p) != besideOthers {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // sortedCells orders cells as the plans were: repeat, scenario, mode.
