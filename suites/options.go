@@ -77,7 +77,7 @@ func (o *Options) Register(fs *flag.FlagSet, lists *harness.CommonLists, scenari
 	o.Common.Register(fs, lists)
 	fs.StringVar(&o.Profile, "profile", scenarios.DefaultProfile, "the set of scenarios when --scenario is not given: "+strings.Join(scenarios.ProfileNames(), " | "))
 	fs.Var(scenarioList, "scenario", "scenario names, repeated or comma-separated (overrides --profile)")
-	fs.IntVar(&o.Records, "records", DefaultRecords, "input records per cell")
+	fs.IntVar(&o.Records, "records", 0, "input records per cell (default: the profile's, nightly 1000, else 2000)")
 	fs.IntVar(&o.Workers, "workers", DefaultWorkers, "worker processes per cell")
 	fs.Int32Var(&o.Partitions, "partitions", DefaultPartitions, "partitions of the input and output topics")
 	fs.Int32Var(&o.MaxRecords, "batch", DefaultMaxRecords, "records per poll, and so at most per transaction")
