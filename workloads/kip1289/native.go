@@ -101,7 +101,9 @@ func (a *NativeAcker) AddAcks(ctx context.Context, txn ctp.Txn, batch []*kgo.Rec
 	// producer, and the old ones go (one producer is live at a time).
 	s, ok := a.senders[txn.Producer]
 	if !ok {
-		s, err = NewSender(txn.Producer, a.cfg.Keys)
+		// ctp.TxnAcker: AddAcks comes after the batch's outputs were
+		// produced and flushed, so the transaction is open with records.
+		s, err = NewSender(txn.Producer, a.cfg.Keys, CallerProducesFirst())
 		if err != nil {
 			return err
 		}
