@@ -314,7 +314,7 @@ func nextIncarnation(worker string) string {
 // still held it, not yet processing it (its next beginTransaction came
 // later), when the armed worker sent that batch's acks (txn-acks, or the
 // ACCEPT after the commit in explicit mode; implicit's ride on its next
-// fetch). lock-expiry-stale-acks exists for that moment: acks from a member
+// fetch, right after the commit). lock-expiry-stale-acks exists for that moment: acks from a member
 // whose acquisition is gone, while another member holds it.
 var heldAcrossAcks = Evidence{Name: "another worker held the records when the armed worker's acks went out",
 	Missing: "the overlap did not happen: no other worker held a record of the armed batch across the armed worker's acks",
@@ -323,13 +323,24 @@ var heldAcrossAcks = Evidence{Name: "another worker held the records when the ar
 		if !ok {
 			return false, ""
 		}
-		acksAt := int64(-1)
+		// Implicit's acks ride on the fetch right after the commit, which
+		// the history records only when it brings records: without a later
+		// step, the commit's outcome is when they went out.
+		acksAt, committedAt := int64(-1), int64(-1)
 		for _, e := range h[a.idx+1:] {
-			if e.Worker == a.fired.Worker && (e.Type == history.Invoke && (e.F == history.FTxnAcks || e.F == history.FAck) ||
-				e.Type == history.OK && e.F == history.FPoll) {
+			if e.Worker != a.fired.Worker {
+				continue
+			}
+			if e.Type == history.Invoke && (e.F == history.FTxnAcks || e.F == history.FAck) || e.Type == history.OK && e.F == history.FPoll {
 				acksAt = e.TS
 				break
 			}
+			if e.F == history.FCommit && e.Type != history.Invoke && committedAt < 0 {
+				committedAt = e.TS
+			}
+		}
+		if acksAt < 0 {
+			acksAt = committedAt
 		}
 		if acksAt < 0 {
 			return false, ""

@@ -133,3 +133,22 @@ func TestHeldAcrossAcksEvidence(t *testing.T) {
 		t.Fatalf("processed before the acks: missing %+v, want the overlap did not happen", missing)
 	}
 }
+
+// Implicit: the acks ride on the fetch after the commit, which an empty
+// fetch leaves unrecorded: the commit's outcome stands for it.
+func TestHeldAcrossAcksEvidenceImplicit(t *testing.T) {
+	row, _ := Lookup("lock-expiry-stale-acks")
+	h := history.History{
+		ev(1, "w1.1", history.OK, history.FPoll, "r-1"),
+		fire(2, "w1.1", ctp.PointBeforeBegin, ctp.ActionStallOverlap),
+		ev(17, "w2.1", history.OK, history.FPoll, "r-1"),
+		fire(17, "w2.1", ctp.PointBeforeBegin, ctp.ActionHoldRedelivered),
+		ev(20, "w1.1", history.OK, history.FBegin),
+		ev(21, "w1.1", history.Invoke, history.FCommit, "r-1"),
+		ev(21, "w1.1", history.OK, history.FCommit, "r-1"),
+		ev(26, "w2.1", history.OK, history.FBegin),
+	}
+	if _, missing := Show(row.Evidence, h); missing != nil {
+		t.Fatalf("missing %q", missing.Name)
+	}
+}
