@@ -144,6 +144,29 @@ func rows() []Scenario {
 				ctp.Transactional: {KeptBy: "the ledger's validation (ARCHITECTURE.md ledger step 4): the later transaction finds the records' committed entries and aborts"},
 				ctp.Explicit:      duplicates, ctp.Implicit: duplicates},
 			Evidence: []Evidence{firedAt(string(ctp.PointBeforeBegin)), secondAcquisition(true)}},
+		// lock-expiry-race's first worker sends its acks after the second
+		// has processed and committed the records, so a broker refuses them
+		// for their state alone and never has to ask who sends them. Here
+		// the worker that re-acquires the records holds them in turn
+		// (ctp.ActionStallOverlap; Arm.Follower derives the hold), so the
+		// first worker's acks arrive while another member holds its records:
+		// the moment TxnShareAcknowledge's proposed member tags exist for
+		// (docs/FINDINGS.md 2). Transactional: exactly once; ledger, kept by
+		// the ledger's validation (the held worker finds the first's
+		// committed entries and aborts); native, by the broker refusing the
+		// acks of a member that no longer holds the records, which it can
+		// do only when TxnShareAcknowledge names the member: with
+		// --kip1289-member-tags omit (the KIP as written) the first worker's
+		// acks are accepted and commit, ANOMALY acked-by-non-holder, allowed
+		// nowhere. Explicit and implicit: as lock-expiry-race, the first
+		// worker's ACCEPT fails (another member holds the records) and the
+		// holder processes them again: a duplicate.
+		{Name: "lock-expiry-stale-acks", Case: "beyond", Load: sharedPartition, About: "a polled batch held past its lock before beginTransaction while the worker that re-acquires it holds it too, so the first worker's acks arrive while another member holds the records",
+			Worker: &WorkerFault{Point: ctp.PointBeforeBegin, Action: ctp.ActionStallOverlap, Stall: stallPastLock},
+			Expect: map[ctp.AckMode]Expectation{
+				ctp.Transactional: {KeptBy: "the ledger's validation (ARCHITECTURE.md ledger step 4): the held worker's transaction finds the records' committed entries and aborts"},
+				ctp.Explicit:      duplicates, ctp.Implicit: duplicates},
+			Evidence: []Evidence{firedAt(string(ctp.PointBeforeBegin)), secondAcquisition(true), heldAcrossAcks}},
 		// lock-expiry-during-txn's transaction times out before the lock ends,
 		// so it can only abort. Here the transaction timeout outlasts the
 		// stall: the worker holds its acks pending past the lock, then

@@ -40,6 +40,7 @@ func TestExpectationsFollowTheOracle(t *testing.T) {
 		{"partial-produce-failure", nil, nil, lost},
 		{"lock-expiry-during-txn", nil, dup, dupLost},
 		{"lock-expiry-race", nil, dup, dup},
+		{"lock-expiry-stale-acks", nil, dup, dup},
 		{"broker-kill", nil, dup, dupLost},
 		{"share-state-leader-kill", nil, dup, dupLost},
 		{"data-leader-kill", nil, dup, dupLost},

@@ -49,14 +49,15 @@ type armed struct {
 }
 
 // findArmed finds the first fault-fired event a worker (not the
-// orchestrator) wrote.
+// orchestrator) wrote, other than a follower's (ctp.Arm.Follower: its hold
+// is the armed fault's second half, not the armed worker).
 func findArmed(h history.History) (armed, bool) {
 	a := armed{batch: map[string]bool{}}
 	if len(h) > 0 {
 		a.started = h[0].TS
 	}
 	for i, e := range h {
-		if e.F == history.FFaultFired && isWorker(e.Worker) {
+		if e.F == history.FFaultFired && isWorker(e.Worker) && e.Attrs["action"] != string(ctp.ActionHoldRedelivered) {
 			a.fired, a.idx = e, i
 			for j := i - 1; j >= 0; j-- {
 				if h[j].Worker == e.Worker && h[j].F == history.FPoll && h[j].Type == history.OK {
@@ -307,4 +308,73 @@ func nextIncarnation(worker string) string {
 		return ""
 	}
 	return ctp.WorkerName(slot, inc+1)
+}
+
+// heldAcrossAcks: another worker acquired a record of the armed batch and
+// still held it, not yet processing it (its next beginTransaction came
+// later), when the armed worker sent that batch's acks (txn-acks, or the
+// ACCEPT after the commit in explicit mode; implicit's ride on its next
+// fetch, right after the commit). lock-expiry-stale-acks exists for that moment: acks from a member
+// whose acquisition is gone, while another member holds it.
+var heldAcrossAcks = Evidence{Name: "another worker held the records when the armed worker's acks went out",
+	Missing: "the overlap did not happen: no other worker held a record of the armed batch across the armed worker's acks",
+	Find: func(h history.History) (bool, string) {
+		a, ok := findArmed(h)
+		if !ok {
+			return false, ""
+		}
+		// Implicit's acks ride on the fetch right after the commit, which
+		// the history records only when it brings records: without a later
+		// step, the commit's outcome is when they went out.
+		acksAt, committedAt := int64(-1), int64(-1)
+		for _, e := range h[a.idx+1:] {
+			if e.Worker != a.fired.Worker {
+				continue
+			}
+			if e.Type == history.Invoke && (e.F == history.FTxnAcks || e.F == history.FAck) || e.Type == history.OK && e.F == history.FPoll {
+				acksAt = e.TS
+				break
+			}
+			if e.F == history.FCommit && e.Type != history.Invoke && committedAt < 0 {
+				committedAt = e.TS
+			}
+		}
+		if acksAt < 0 {
+			acksAt = committedAt
+		}
+		if acksAt < 0 {
+			return false, ""
+		}
+		for i, e := range h[a.idx+1:] {
+			if e.TS >= acksAt {
+				break
+			}
+			if e.F != history.FPoll || e.Type != history.OK || e.Worker == a.fired.Worker {
+				continue
+			}
+			for _, r := range e.Records {
+				if !a.batch[r.ID] {
+					continue
+				}
+				began := int64(-1)
+				for _, f := range h[a.idx+1+i+1:] {
+					if f.Worker == e.Worker && f.F == history.FBegin {
+						began = f.TS
+						break
+					}
+				}
+				if began < 0 || began > acksAt {
+					return true, fmt.Sprintf("%s acquired %s (delivery %d) at %s and began processing it %s; %s's acks went out at %s",
+						e.Worker, r.ID, r.Delivery, a.at(e.TS), beganAt(a, began), a.fired.Worker, a.at(acksAt))
+				}
+			}
+		}
+		return false, ""
+	}}
+
+func beganAt(a armed, ts int64) string {
+	if ts < 0 {
+		return "never"
+	}
+	return "at " + a.at(ts)
 }

@@ -99,3 +99,56 @@ func TestEveryFaultRowHasEvidence(t *testing.T) {
 }
 
 func clone(h history.History) history.History { return append(history.History(nil), h...) }
+
+// lock-expiry-stale-acks needs the re-acquiring worker to hold the records
+// across the armed worker's acks; its follower's own firing is not the
+// armed worker's.
+func TestHeldAcrossAcksEvidence(t *testing.T) {
+	row, _ := Lookup("lock-expiry-stale-acks")
+	held := history.History{
+		ev(1, "w1.1", history.OK, history.FPoll, "r-1", "r-2"),
+		fire(2, "w1.1", ctp.PointBeforeBegin, ctp.ActionStallOverlap),
+		ev(17, "w2.1", history.OK, history.FPoll, "r-2"),
+		fire(17, "w2.1", ctp.PointBeforeBegin, ctp.ActionHoldRedelivered),
+		ev(20, "w1.1", history.OK, history.FBegin),
+		ev(21, "w1.1", history.Invoke, history.FTxnAcks, "r-1", "r-2"),
+	}
+	overlap := append(clone(held),
+		ev(21, "w1.1", history.Fail, history.FTxnAcks),
+		ev(22, "w1.1", history.OK, history.FAbort),
+		ev(26, "w2.1", history.OK, history.FBegin))
+	notes, missing := Show(row.Evidence, overlap)
+	if missing != nil {
+		t.Fatalf("overlap: missing %q", missing.Name)
+	}
+	if !strings.Contains(strings.Join(notes, "\n"), "fired at before-begin: w1.1") {
+		t.Errorf("notes %v: want the armed worker w1.1, not its follower", notes)
+	}
+	// The re-acquirer processed the records before the acks went out: no
+	// overlap (lock-expiry-race's shape).
+	quick := history.History{held[0], held[1], held[2],
+		ev(18, "w2.1", history.OK, history.FBegin), ev(19, "w2.1", history.OK, history.FCommit),
+		held[4], held[5], ev(21, "w1.1", history.Fail, history.FTxnAcks), ev(22, "w1.1", history.OK, history.FAbort)}
+	if _, missing := Show(row.Evidence, quick); missing == nil || !strings.Contains(missing.Missing, "the overlap did not happen") {
+		t.Fatalf("processed before the acks: missing %+v, want the overlap did not happen", missing)
+	}
+}
+
+// Implicit: the acks ride on the fetch after the commit, which an empty
+// fetch leaves unrecorded: the commit's outcome stands for it.
+func TestHeldAcrossAcksEvidenceImplicit(t *testing.T) {
+	row, _ := Lookup("lock-expiry-stale-acks")
+	h := history.History{
+		ev(1, "w1.1", history.OK, history.FPoll, "r-1"),
+		fire(2, "w1.1", ctp.PointBeforeBegin, ctp.ActionStallOverlap),
+		ev(17, "w2.1", history.OK, history.FPoll, "r-1"),
+		fire(17, "w2.1", ctp.PointBeforeBegin, ctp.ActionHoldRedelivered),
+		ev(20, "w1.1", history.OK, history.FBegin),
+		ev(21, "w1.1", history.Invoke, history.FCommit, "r-1"),
+		ev(21, "w1.1", history.OK, history.FCommit, "r-1"),
+		ev(26, "w2.1", history.OK, history.FBegin),
+	}
+	if _, missing := Show(row.Evidence, h); missing != nil {
+		t.Fatalf("missing %q", missing.Name)
+	}
+}

@@ -120,7 +120,7 @@ var allowable = []string{
 
 var (
 	points  = []ctp.Point{ctp.PointBeforeBegin, ctp.PointBeforeSend, ctp.PointAfterSend, ctp.PointAfterAcks, ctp.PointBeforeCommit, ctp.PointAfterCommit}
-	actions = []ctp.Action{ctp.ActionKill, ctp.ActionAbort, ctp.ActionStop, ctp.ActionFailProduce, ctp.ActionStall}
+	actions = []ctp.Action{ctp.ActionKill, ctp.ActionAbort, ctp.ActionStop, ctp.ActionFailProduce, ctp.ActionStall, ctp.ActionStallOverlap}
 	nameRe  = regexp.MustCompile(`^[a-z0-9]+(?:[-/][a-z0-9]+)*$`)
 	// stallRe is "lock+3s": the catalog's stall past the cell's lock.
 	stallRe = regexp.MustCompile(`^lock\s*\+\s*(\S+)$`)
@@ -251,8 +251,8 @@ func (p *fileParser) worker(field string, d workerDoc) *WorkerFault {
 		w.Conduct = faults.Zombie
 	}
 	switch stall := strings.TrimSpace(d.Stall.V); {
-	case w.Action == ctp.ActionStall && stall == "":
-		p.fail(d.Action.Line, field+".stall", "action stall wants a stall (a duration, or lock+3s)")
+	case w.Action.Stalls() && stall == "":
+		p.fail(d.Action.Line, field+".stall", "action %s wants a stall (a duration, or lock+3s)", w.Action)
 	case stall == "":
 	case stallRe.MatchString(stall):
 		past, err := time.ParseDuration(stallRe.FindStringSubmatch(stall)[1])

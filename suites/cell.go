@@ -294,6 +294,7 @@ func (r *cellRun) workerSet() *workerSet {
 			Mode: r.plan.mode, Realization: r.plan.realization, MaxRecords: o.MaxRecords,
 			TxnTimeout: ctp.Duration(o.TxnTimeout), Client: cluster.ClientConfigOf(r.c), Consumer: r.plan.consumer,
 			AddShareAcksToTxnKey: o.KIP1289Keys.AddShareAcksToTxn, TxnShareAcknowledgeKey: o.KIP1289Keys.TxnShareAcknowledge,
+			MemberTags: o.MemberTags,
 		},
 		dir: r.dir, slots: o.Workers, topology: r.topo,
 	}

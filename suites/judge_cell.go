@@ -3,6 +3,7 @@ package suites
 import (
 	"fmt"
 	"github.com/sharechaos/sharechaos/result"
+	"slices"
 	"time"
 
 	"github.com/sharechaos/sharechaos/internal/history"
@@ -28,6 +29,9 @@ func judgeCell(cell *result.Cell, obs ctp.Observation, s scenarios.Scenario) {
 	}
 	if cell.Verdict == "" {
 		cell.Verdict, cell.Reason = res.Verdict, res.Reason
+	}
+	if note := memberTagsNote(obs.History); note != "" && !slices.Contains(cell.Notes, note) {
+		cell.Notes = append(cell.Notes, note)
 	}
 	if !s.HasFault() {
 		return

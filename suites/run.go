@@ -199,7 +199,7 @@ func (o Options) config() map[string]string {
 		"max_records_per_poll": strconv.Itoa(int(o.MaxRecords)), "repeats": strconv.Itoa(o.Repeats),
 		"record_lock": o.Lock.String(), "transaction_timeout": o.TxnTimeout.String(),
 		"delivery_count_limit": strconv.Itoa(harness.DeliveryLimit), "drain_timeout": o.DrainTimeout.String(),
-		"txn_acks": o.TxnAcks, "on_unsupported": o.OnUnsupported, "consumer": o.Consumer + " (implicit, explicit; transactional: native on sharechaos, ledger on kgo)",
+		"txn_acks": o.TxnAcks, "kip1289_member_tags": o.MemberTags, "on_unsupported": o.OnUnsupported, "consumer": o.Consumer + " (implicit, explicit; transactional: native on sharechaos, ledger on kgo)",
 		"share.auto.offset.reset": "earliest", "share.isolation.level": "read_committed",
 		"replication": "3 (min ISR 2) on 3+ brokers, else the broker count",
 	}

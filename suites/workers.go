@@ -102,13 +102,34 @@ func (ws *workerSet) start() error {
 // still runs: the drain must not end the cell there, or the graceful stop
 // would cut the stall short and the race it exists for (the held batch
 // committed while another worker holds its records) would never happen.
+//
+// A follower's hold (ctp.Arm.Follower) counts the same way: the records it
+// holds may be done already (the stalled worker's acks took them, as
+// lock-expiry-stale-acks shows without member tags), and what its own
+// transaction then meets is part of the example.
 func (ws *workerSet) faultPending() bool {
-	if ws.armSlot == 0 || ws.arm.Action != ctp.ActionStall {
+	if ws.armSlot == 0 || !ws.arm.Action.Stalls() {
 		return false
 	}
-	name := ctp.WorkerName(ws.armSlot, 1)
+	if ws.stallPending(ws.armSlot) {
+		return true
+	}
+	if _, ok := ws.arm.Follower(); ok {
+		for slot := 1; slot <= ws.slots; slot++ {
+			if slot != ws.armSlot && ws.stallPending(slot) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stallPending: slot's first incarnation runs, fired its stall or hold, and
+// has not yet ended the transaction after it.
+func (ws *workerSet) stallPending(slot int) bool {
+	name := ctp.WorkerName(slot, 1)
 	ws.mu.Lock()
-	_, running := ws.running[ws.armSlot*1000+1]
+	_, running := ws.running[slot*1000+1]
 	ws.mu.Unlock()
 	if !running {
 		return false
@@ -157,8 +178,13 @@ func (ws *workerSet) config(slot, inc int) ctp.WorkerConfig {
 	}
 	c.HistoryPath = filepath.Join(ws.dir, "histories", c.Name()+".jsonl")
 	c.Arm = ctp.Arm{}
-	if slot == ws.armSlot && inc == 1 {
+	switch {
+	case slot == ws.armSlot && inc == 1:
 		c.Arm = ws.arm
+	case inc == 1:
+		// The other workers' half of the armed fault, if it has one
+		// (ActionStallOverlap); replacements are never armed.
+		c.Arm, _ = ws.arm.Follower()
 	}
 	return c
 }

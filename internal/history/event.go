@@ -51,6 +51,11 @@ const (
 // still open that long after it began.
 const AttrTxnTimeout = "txn_timeout"
 
+// AttrMemberTags, in a native worker's start event's attrs, is send or omit:
+// whether its TxnShareAcknowledge carried the proposed member id and epoch
+// tagged fields (docs/FINDINGS.md 2).
+const AttrMemberTags = "member_tags"
+
 // Ack types as they appear in events.
 const (
 	AckAccept  = "accept"

@@ -57,6 +57,12 @@ const (
 	// began committing after the next incarnation of its slot started: the
 	// replacement's InitProducerId must have fenced it. Allowed nowhere.
 	AnomalyZombieCommit = "zombie-commit"
+	// AnomalyAckedByNonHolder: a transaction that committed carried the ack
+	// of a record another worker had acquired again before the ack was sent
+	// (native realization): the broker accepted an ack from a member that no
+	// longer held the record, as TxnShareAcknowledge without a member id
+	// allows (docs/FINDINGS.md 2). Allowed nowhere.
+	AnomalyAckedByNonHolder = "acked-by-non-holder"
 )
 
 // Found is one anomaly kind seen in a cell: how often, and a few minimal examples.

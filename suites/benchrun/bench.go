@@ -352,6 +352,7 @@ func (o *Options) config(c cluster.Cluster) map[string]string {
 		"run_topics":          "each run's own topics, share group and transactional ids; topics and group deleted after the run unless --keep-topics",
 		"txn_acks":            o.TxnAcks,
 		"on_unsupported":      o.OnUnsupported,
+		"kip1289_member_tags": o.MemberTags + " (native: TxnShareAcknowledge with the proposed member id and epoch, or without them as the KIP is written)",
 		"consumer":            o.Consumer + " (implicit, explicit; transactional: native on sharechaos, ledger on kgo)",
 	}
 	if o.Fault != "" {

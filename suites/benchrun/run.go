@@ -305,7 +305,7 @@ func benchWorkerConfig(env *benchEnv, topo ctp.Topology, plan benchPlan, slot in
 		TransactionalID: topo.TransactionalID(slot),
 		Mode:            plan.mode, Realization: plan.realization,
 		Consumer:             benchConsumer(plan, env.o.Consumer),
-		AddShareAcksToTxnKey: env.o.KIP1289Keys.AddShareAcksToTxn, TxnShareAcknowledgeKey: env.o.KIP1289Keys.TxnShareAcknowledge,
+		AddShareAcksToTxnKey: env.o.KIP1289Keys.AddShareAcksToTxn, TxnShareAcknowledgeKey: env.o.KIP1289Keys.TxnShareAcknowledge, MemberTags: env.o.MemberTags,
 		Slot: slot, Incarnation: 1,
 		HistoryPath: filepath.Join(dir, "histories"),
 		MaxRecords:  int32(plan.batch),

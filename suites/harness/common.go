@@ -28,6 +28,10 @@ type Common struct {
 	// PendingLock is the reference broker's policy (expire | hold) on the
 	// embedded backend.
 	PendingLock string
+	// MemberTags is send | omit: whether the native realization's
+	// TxnShareAcknowledge carries the proposed member id and epoch
+	// (ctp.MemberTagsSend, ctp.MemberTagsOmit).
+	MemberTags string
 	// Consumer is the share consumer of the implicit and explicit modes
 	// (kgo | sharechaos); the transactional mode's follows its realization
 	// (native on ours, ledger on kgo's).
@@ -84,6 +88,9 @@ func (c Common) WithDefaults() Common {
 	if c.Consumer == "" {
 		c.Consumer = ctp.ConsumerKgo
 	}
+	if c.MemberTags == "" {
+		c.MemberTags = ctp.MemberTagsSend
+	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
@@ -113,6 +120,9 @@ func (c Common) Validate() error {
 	case PendingLockExpire, PendingLockHold:
 	default:
 		return Usagef("--kip1289-pending-lock %q: want expire or hold", c.PendingLock)
+	}
+	if !slices.Contains(ctp.MemberTagChoices, c.MemberTags) {
+		return Usagef("--kip1289-member-tags %q: want send or omit", c.MemberTags)
 	}
 	if !slices.Contains(ctp.Consumers, c.Consumer) {
 		return Usagef("--consumer %q: want one of %v", c.Consumer, ctp.Consumers)
@@ -156,6 +166,7 @@ func (c *Common) Register(fs *flag.FlagSet, lists *CommonLists) {
 	fs.StringVar(&c.TxnAcks, "txn-acks", "auto", "auto | ledger | native: how the transactional mode puts acks in the transaction")
 	fs.StringVar(&c.OnUnsupported, "on-unsupported", "fail", "fail | fallback: with --txn-acks native on a broker without KIP-1289, fail or run explicit")
 	fs.StringVar(&c.PendingLock, "kip1289-pending-lock", DefaultPendingLock, "expire | hold: the embedded reference broker's lock while an ack is pending in a transaction (expire: the KIP as written; hold: re-acquisition blocked until the transaction ends)")
+	fs.StringVar(&c.MemberTags, "kip1289-member-tags", ctp.MemberTagsSend, "send | omit: the native realization's TxnShareAcknowledge with the proposed member id and epoch tagged fields, or as KIP-1289 is written, without them (docs/FINDINGS.md 2)")
 	fs.StringVar(&c.Consumer, "consumer", ctp.ConsumerKgo, "kgo | sharechaos: the share consumer of the implicit and explicit modes (transactional: native runs on sharechaos, ledger on kgo)")
 	fs.Var(&lists.Thresholds, "threshold", "k6-style bound, repeatable: 'txn_commit_duration{mode:transactional}: p(99)<250ms' (a failed one exits 3)")
 	fs.Var(&lists.Keys, "kip1289-keys", "API keys of AddShareAcksToTxn,TxnShareAcknowledge (unallocated upstream; default 12890,12891, placeholders)")

@@ -43,7 +43,21 @@ const (
 	// ActionStall: write fault-fired, then hold the open transaction (and the
 	// connection) for Arm.Stall before going on (lock-expiry-during-txn).
 	ActionStall Action = "stall"
+	// ActionStallOverlap: stall like ActionStall, and every other worker of
+	// the cell (Arm.Follower) holds the records it re-acquires from the
+	// stalled one: the stalled worker then resumes, and sends its acks,
+	// while another member holds its records (lock-expiry-stale-acks; the
+	// case TxnShareAcknowledge's member tags exist for, docs/FINDINGS.md 2).
+	ActionStallOverlap Action = "stall-overlap"
+	// ActionHoldRedelivered is the other workers' half of
+	// ActionStallOverlap: write fault-fired, then hold, before
+	// beginTransaction and once, the first polled batch that carries a
+	// redelivered record (delivery count above 1), for Arm.Stall.
+	ActionHoldRedelivered Action = "hold-redelivered"
 )
+
+// Stalls reports whether the armed worker holds its point for Arm.Stall.
+func (a Action) Stalls() bool { return a == ActionStall || a == ActionStallOverlap }
 
 // Arm tells one worker incarnation where to fire a one-shot fault. The zero
 // value is unarmed. CONTRACT.md "Crash-point arming": the orchestrator draws the
@@ -63,3 +77,22 @@ func (a Arm) Armed() bool { return a.Point != "" && a.Batch > 0 }
 
 // At reports whether the arm fires at point p on the given non-empty batch.
 func (a Arm) At(p Point, batch int) bool { return a.Armed() && a.Point == p && a.Batch == batch }
+
+// Follower is the arm of the cell's other workers (first incarnations) when
+// a has one: ActionStallOverlap's ActionHoldRedelivered, for half the
+// armed stall. The armed worker polls at t0 and resumes at t0+Stall, Stall
+// being the lock L plus a margin m (scenarios' stallPastLock); a follower
+// re-acquires its records at about t0+L and holds them until about
+// t0+L+(L+m)/2, which is after t0+L+m whenever m < L, and before the
+// follower's own lock ends at t0+2L: so the stalled worker's acks arrive
+// while the follower holds the records, without the follower knowing L.
+func (a Arm) Follower() (Arm, bool) {
+	if a.Action != ActionStallOverlap {
+		return Arm{}, false
+	}
+	return Arm{Fault: a.Fault, Point: PointBeforeBegin, Action: ActionHoldRedelivered, Stall: a.Stall / 2}, true
+}
+
+// HoldsRedelivered reports whether the arm is a follower's
+// (ActionHoldRedelivered): it fires on a redelivered batch, not at Batch.
+func (a Arm) HoldsRedelivered() bool { return a.Action == ActionHoldRedelivered && a.Stall > 0 }

@@ -48,7 +48,7 @@ func (w *Worker) step(ctx context.Context) error {
 	if mutated(MutantAckBeforeCommit) && w.cfg.Mode == Explicit {
 		w.ack(ctx, kgo.AckAccept, batch)
 	}
-	if w.armedAt(PointBeforeBegin) {
+	if w.armedAt(PointBeforeBegin) || w.holdsRedelivered(batch) {
 		w.fire(ctx, PointBeforeBegin)
 	}
 	return w.transact(ctx, batch)

@@ -42,6 +42,9 @@ type Worker struct {
 	// so another incarnation may own its transactional id now.
 	resumed bool
 
+	// held: this follower has held its redelivered batch (one-shot).
+	held bool
+
 	batches int   // non-empty batches seen
 	txnSeq  int64 // transactions begun
 
@@ -81,9 +84,12 @@ func NewWorker(ctx context.Context, cfg WorkerConfig, deps Deps) (*Worker, error
 		return nil, err
 	}
 	w := &Worker{cfg: cfg, rec: rec, deps: deps, breaker: newLinkBreaker()}
-	w.event(history.Event{Type: history.Info, F: history.FStart, Realization: cfg.Realization,
-		Attrs: map[string]string{"mode": string(cfg.Mode), "consumer": cfg.Consumer, "pid": strconv.Itoa(os.Getpid()), "transactional_id": cfg.TransactionalID,
-			history.AttrTxnTimeout: cfg.TxnTimeout.D().String()}})
+	attrs := map[string]string{"mode": string(cfg.Mode), "consumer": cfg.Consumer, "pid": strconv.Itoa(os.Getpid()), "transactional_id": cfg.TransactionalID,
+		history.AttrTxnTimeout: cfg.TxnTimeout.D().String()}
+	if cfg.Mode == Transactional && cfg.Realization == RealizationNative {
+		attrs[history.AttrMemberTags] = cfg.memberTags()
+	}
+	w.event(history.Event{Type: history.Info, F: history.FStart, Realization: cfg.Realization, Attrs: attrs})
 	if err := w.open(ctx); err != nil {
 		w.Close(err)
 		return nil, err
@@ -239,7 +245,7 @@ func (w *Worker) fire(ctx context.Context, p Point) {
 		signalSelf(syscall.SIGSTOP)
 		w.resumed = true
 		w.event(history.Event{Type: history.Info, F: history.FResumed, Fault: w.cfg.Arm.Fault, Txn: w.txnSeq})
-	case ActionStall:
+	case ActionStall, ActionStallOverlap, ActionHoldRedelivered:
 		// Hold whatever the point holds (the batch's acquisitions, an open
 		// transaction), connections up, then go on with the loop: at
 		// before-commit the held transaction outlives the lock; at
@@ -274,6 +280,21 @@ func signalSelf(sig syscall.Signal) {
 }
 
 func (w *Worker) armedAt(p Point) bool { return w.cfg.Arm.At(p, w.batches) }
+
+// holdsRedelivered reports whether this follower (Arm.Follower) holds batch
+// now: the first batch carrying a record whose delivery count is above 1.
+func (w *Worker) holdsRedelivered(batch []*kgo.Record) bool {
+	if w.held || !w.cfg.Arm.HoldsRedelivered() {
+		return false
+	}
+	for _, r := range batch {
+		if deliveryCount(r) > 1 {
+			w.held = true
+			return true
+		}
+	}
+	return false
+}
 
 func recs(rs []*kgo.Record) []history.Rec {
 	out := make([]history.Rec, len(rs))

@@ -43,6 +43,11 @@ type WorkerConfig struct {
 	// Client is how to reach the cluster beyond the bootstrap (TLS, SASL);
 	// its password never goes into the file (clientcfg.EnvPassword).
 	Client clientcfg.Config `json:"client,omitempty"`
+
+	// MemberTags is send or omit (MemberTagsSend, MemberTagsOmit; "" is
+	// send): whether TxnShareAcknowledge carries the proposed member id and
+	// epoch tagged fields (native realization).
+	MemberTags string `json:"member_tags,omitempty"`
 }
 
 // Name is the worker's slot.incarnation.
@@ -81,6 +86,9 @@ func (c WorkerConfig) Validate() error {
 	}
 	if c.Consumer != ConsumerKgo && c.Consumer != ConsumerSharechaos {
 		errs = append(errs, fmt.Errorf("consumer %q: want kgo or sharechaos", c.Consumer))
+	}
+	if err := validMemberTags(c.MemberTags); err != nil {
+		errs = append(errs, err)
 	}
 	if c.MaxRecords <= 0 {
 		errs = append(errs, fmt.Errorf("max_records %d: want > 0", c.MaxRecords))

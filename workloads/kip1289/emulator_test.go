@@ -38,10 +38,12 @@ type emulator struct {
 	adds     []wire.AddShareAcksToTxnRequest
 	acks     []wire.TxnShareAcknowledgeRequest
 	failPart map[int32]int16 // partition -> error code for TxnShareAcknowledge
+	failOnce map[int32]int16 // the same, for the next TxnShareAcknowledge only
+	finds    int             // FindCoordinator requests seen
 }
 
 func newEmulator(keys APIKeys) *emulator {
-	return &emulator{keys: keys.orDefault(), failPart: make(map[int32]int16)}
+	return &emulator{keys: keys.orDefault(), failPart: make(map[int32]int16), failOnce: make(map[int32]int16)}
 }
 
 // dial is the kgo.Dialer that puts the emulator on every connection.
@@ -62,12 +64,30 @@ func (em *emulator) failPartition(p int32, code int16) {
 	em.failPart[p] = code
 }
 
+// failPartitionOnce fails partition p of the next TxnShareAcknowledge only.
+func (em *emulator) failPartitionOnce(p int32, code int16) {
+	em.mu.Lock()
+	defer em.mu.Unlock()
+	em.failOnce[p] = code
+}
+
+// findCoordinators counts the FindCoordinator requests seen so far.
+func (em *emulator) findCoordinators() int {
+	em.mu.Lock()
+	defer em.mu.Unlock()
+	return em.finds
+}
+
 // request rewrites the two RPCs into requests kfake knows.
 func (em *emulator) request(h connhook.Header, frame []byte) ([]byte, error) {
 	cidLen := int(int16(binary.BigEndian.Uint16(frame[8:])))
 	hdr := frame[:10+max(cidLen, 0)] // key, version, corr, client id
 	body := frame[len(hdr)+1:]       // +1: the flexible header's empty tags
 	switch h.Key {
+	case 10: // FindCoordinator
+		em.mu.Lock()
+		em.finds++
+		em.mu.Unlock()
 	case em.keys.AddShareAcksToTxn:
 		var req wire.AddShareAcksToTxnRequest
 		if err := req.ReadFrom(body); err != nil {
@@ -111,8 +131,13 @@ func (em *emulator) response(h connhook.Header, payload []byte) ([]byte, error) 
 		for _, t := range req.Topics {
 			rt := wire.TxnShareAcknowledgeResponseTopic{TopicID: t.TopicID}
 			for _, p := range t.Partitions {
+				code := em.failPart[p.Partition]
+				if once, ok := em.failOnce[p.Partition]; ok {
+					code = once
+					delete(em.failOnce, p.Partition)
+				}
 				rt.Partitions = append(rt.Partitions, wire.TxnShareAcknowledgeResponsePartition{
-					Partition: p.Partition, ErrorCode: em.failPart[p.Partition]})
+					Partition: p.Partition, ErrorCode: code})
 			}
 			resp.Topics = append(resp.Topics, rt)
 		}

@@ -48,6 +48,7 @@ func NewTxnAcker(ctx context.Context, cfg ctp.WorkerConfig, consumer *kgo.Client
 		return NewNativeAcker(NativeConfig{
 			Keys:               keys,
 			ConsumerLeavesAcks: true, // ctp.WorkerConfig.Validate: native runs on our share consumer
+			OmitMemberTags:     cfg.OmitsMemberTags(),
 			Metadata: func(context.Context) (ShareGroupMetadata, error) {
 				return ShareGroupMetadata{GroupID: cfg.Group}, nil
 			},

@@ -36,6 +36,11 @@ type NativeConfig struct {
 	// consumer does not (errKgoAutoAccepts), so NewNativeAcker refuses
 	// without it.
 	ConsumerLeavesAcks bool
+	// OmitMemberTags sends TxnShareAcknowledge as KIP-1289 writes it, without
+	// the proposed member id and epoch, even when the consumer knows them: a
+	// broker then cannot check that the acking member holds the records
+	// (docs/FINDINGS.md 2; run flag --kip1289-member-tags omit).
+	OmitMemberTags bool
 	// OnClose, if set, runs at Close (e.g. to close the client Metadata uses).
 	OnClose func()
 }
@@ -81,7 +86,12 @@ func (a *NativeAcker) AddAcks(ctx context.Context, txn ctp.Txn, batch []*kgo.Rec
 	if err != nil {
 		return fmt.Errorf("share group metadata: %w", err)
 	}
-	if txn.MemberID != "" {
+	switch {
+	case a.cfg.OmitMemberTags:
+		// The KIP as written: the request names no member, whatever the
+		// metadata source said.
+		md.MemberID, md.GenerationID = "", 0
+	case txn.MemberID != "":
 		// The consumer knows its member id and current epoch: they go with
 		// TxnShareAcknowledge (the proposed amendment), so the broker can
 		// check that this member still holds the acquisition.
@@ -91,7 +101,9 @@ func (a *NativeAcker) AddAcks(ctx context.Context, txn ctp.Txn, batch []*kgo.Rec
 	// producer, and the old ones go (one producer is live at a time).
 	s, ok := a.senders[txn.Producer]
 	if !ok {
-		s, err = NewSender(txn.Producer, a.cfg.Keys)
+		// ctp.TxnAcker: AddAcks comes after the batch's outputs were
+		// produced and flushed, so the transaction is open with records.
+		s, err = NewSender(txn.Producer, a.cfg.Keys, CallerProducesFirst())
 		if err != nil {
 			return err
 		}

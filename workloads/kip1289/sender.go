@@ -24,10 +24,26 @@ type Sender struct {
 	producer *kgo.Client
 	txnID    string
 	t        *transport
+	// producesFirst: the caller vouches that every transaction it sends
+	// acks into already has records produced and flushed (CallerProducesFirst).
+	producesFirst bool
 }
 
+// SenderOpt configures a Sender.
+type SenderOpt func(*Sender)
+
+// CallerProducesFirst vouches that every transaction the Sender is asked to
+// put acks into already has records produced and flushed through the
+// producer, as the CTP loop's do (ctp.TxnAcker: AddAcks comes after the
+// outputs' produce and flush, and a failed produce aborts before it). The
+// Sender then skips its DescribeTransactions check (ErrNothingProduced), a
+// round trip per transaction that a KIP-1289 producer, which knows what it
+// produced, would not make. Fencing is still reported: AddShareAcksToTxn
+// itself refuses a stale epoch.
+func CallerProducesFirst() SenderOpt { return func(s *Sender) { s.producesFirst = true } }
+
 // NewSender wraps a transactional producer built with keys.ClientOpt().
-func NewSender(producer *kgo.Client, keys APIKeys) (*Sender, error) {
+func NewSender(producer *kgo.Client, keys APIKeys, opts ...SenderOpt) (*Sender, error) {
 	txnID, _ := producer.OptValue(kgo.TransactionalID).(string)
 	if txnID == "" {
 		return nil, fmt.Errorf("new share ack sender: %w", ErrNotTransactional)
@@ -36,7 +52,11 @@ func NewSender(producer *kgo.Client, keys APIKeys) (*Sender, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new share ack sender: %w", err)
 	}
-	return &Sender{producer: producer, txnID: txnID, t: t}, nil
+	s := &Sender{producer: producer, txnID: txnID, t: t}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
 }
 
 // SendShareAcksToTransaction puts acks into the producer's open transaction:
@@ -45,7 +65,8 @@ func NewSender(producer *kgo.Client, keys APIKeys) (*Sender, error) {
 //   - ErrNoTransaction: no transaction is open (the KIP's
 //     IllegalStateException); nothing was sent;
 //   - ErrNothingProduced: the transaction has no produced record yet, so kgo
-//     would end it without telling the coordinator (see the error);
+//     would end it without telling the coordinator (see the error); not
+//     checked with CallerProducesFirst;
 //   - *UnsupportedError: the brokers do not advertise both RPCs; nothing new
 //     was sent;
 //   - fenced (ctp.Fenced, errors.Is with kerr.ProducerFenced or
@@ -75,8 +96,10 @@ func (s *Sender) SendShareAcksToTransaction(ctx context.Context, acks ShareAckno
 		return fmt.Errorf("send share acks to txn: producer id: %w", err)
 	}
 	p := producerTxn{TransactionalID: s.txnID, ProducerID: id, Epoch: epoch}
-	if err := s.checkOngoing(ctx, p); err != nil {
-		return fmt.Errorf("send share acks to txn: %w", err)
+	if !s.producesFirst {
+		if err := s.checkOngoing(ctx, p); err != nil {
+			return fmt.Errorf("send share acks to txn: %w", err)
+		}
 	}
 	if err := s.t.send(ctx, p, acks, md); err != nil {
 		return fmt.Errorf("send share acks to txn: %w", err)

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -27,6 +28,12 @@ const (
 // coordinator of each share-partition. The wire types are not kgo
 // coordinator requests (kgo would refuse them), so transport finds the
 // coordinators itself and sends with Broker(id).Request.
+//
+// It caches what it finds, as kgo caches its own coordinators: the
+// transaction coordinator of its transactional id and the share coordinator
+// of each share-partition, until a request to one fails in a way that says
+// it moved or is gone (coordinatorMoved). So a transaction's acks cost the
+// KIP's two round trips, not four.
 type transport struct {
 	cl   *kgo.Client
 	keys APIKeys
@@ -34,6 +41,13 @@ type transport struct {
 	mu       sync.Mutex
 	support  *Support
 	topicIDs map[string][16]byte
+	coords   map[coordKey]int32
+}
+
+// coordKey is one FindCoordinator question.
+type coordKey struct {
+	typ int8
+	key string
 }
 
 func newTransport(cl *kgo.Client, keys APIKeys) (*transport, error) {
@@ -44,7 +58,7 @@ func newTransport(cl *kgo.Client, keys APIKeys) (*transport, error) {
 	if err := keys.clientAllows(cl); err != nil {
 		return nil, err
 	}
-	return &transport{cl: cl, keys: keys, topicIDs: make(map[string][16]byte)}, nil
+	return &transport{cl: cl, keys: keys, topicIDs: make(map[string][16]byte), coords: make(map[coordKey]int32)}, nil
 }
 
 // requireSupport negotiates once per transport and refuses a cluster without
@@ -107,10 +121,13 @@ func (t *transport) addShareAcksToTxn(ctx context.Context, p producerTxn, acks S
 			return err
 		}
 		resp, err := req.RequestWith(ctx, t.cl.Broker(int(node)))
-		if err != nil {
-			return err
+		if err == nil {
+			err = kerr.ErrorForCode(resp.ErrorCode)
 		}
-		return kerr.ErrorForCode(resp.ErrorCode)
+		if coordinatorMoved(err) {
+			t.forget(coordinatorTxn, p.TransactionalID)
+		}
+		return err
 	})
 }
 
@@ -132,12 +149,16 @@ func (t *transport) txnShareAcknowledge(ctx context.Context, p producerTxn, acks
 		for node, part := range byNode {
 			results, err := t.txnShareAcknowledgeTo(ctx, node, p, md, ids, part)
 			if err != nil {
+				t.forgetShare(group, ids, part)
 				return err // transport error: resend the lot, staging is idempotent
 			}
 			for tp, perr := range results {
 				switch {
 				case perr == nil:
 				case isRetriable(perr):
+					if coordinatorMoved(perr) {
+						t.forgetShare(group, ids, ShareAcknowledgements{tp: nil})
+					}
 					if retriable == nil {
 						retriable = make(ShareAcknowledgements)
 					}
@@ -223,27 +244,81 @@ func (t *transport) coordinator(ctx context.Context, typ int8, key string) (int3
 	return nodes[key], nil
 }
 
+// coordinators finds the brokers that coordinate keys: from the cache, and
+// with one FindCoordinator for the keys it does not hold.
 func (t *transport) coordinators(ctx context.Context, typ int8, keys []string) (map[string]int32, error) {
+	out := make(map[string]int32, len(keys))
+	var missing []string
+	t.mu.Lock()
+	for _, k := range keys {
+		if n, ok := t.coords[coordKey{typ, k}]; ok {
+			out[k] = n
+		} else if !slices.Contains(missing, k) {
+			missing = append(missing, k)
+		}
+	}
+	t.mu.Unlock()
+	if len(missing) == 0 {
+		return out, nil
+	}
 	req := kmsg.NewPtrFindCoordinatorRequest()
 	req.CoordinatorType = typ
-	req.CoordinatorKeys = keys
+	req.CoordinatorKeys = missing
 	resp, err := req.RequestWith(ctx, t.cl)
 	if err != nil {
 		return nil, fmt.Errorf("find coordinator: %w", err)
 	}
-	out := make(map[string]int32, len(keys))
+	found := make(map[string]int32, len(missing))
 	for _, c := range resp.Coordinators {
 		if err := kerr.ErrorForCode(c.ErrorCode); err != nil {
 			return nil, fmt.Errorf("find coordinator of %q: %w", c.Key, err)
 		}
-		out[c.Key] = c.NodeID
+		found[c.Key] = c.NodeID
 	}
-	for _, k := range keys {
-		if _, ok := out[k]; !ok {
+	for _, k := range missing {
+		if _, ok := found[k]; !ok {
 			return nil, fmt.Errorf("find coordinator of %q: not in the response", k)
 		}
 	}
+	t.mu.Lock()
+	for k, n := range found {
+		t.coords[coordKey{typ, k}] = n
+		out[k] = n
+	}
+	t.mu.Unlock()
 	return out, nil
+}
+
+// forget drops a cached coordinator: the next request asks again.
+func (t *transport) forget(typ int8, keys ...string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, k := range keys {
+		delete(t.coords, coordKey{typ, k})
+	}
+}
+
+// forgetShare drops the cached share coordinators of acks' partitions.
+func (t *transport) forgetShare(group string, ids map[string][16]byte, acks ShareAcknowledgements) {
+	keys := make([]string, 0, len(acks))
+	for tp := range acks {
+		keys = append(keys, ShareCoordinatorKey(group, ids[tp.Topic], tp.Partition))
+	}
+	t.forget(coordinatorShare, keys...)
+}
+
+// coordinatorMoved: err says the broker asked is not (or no longer) the
+// coordinator, or could not be reached, so the cached answer is stale. A
+// coordinator still loading (COORDINATOR_LOAD_IN_PROGRESS) is the right one.
+func coordinatorMoved(err error) bool {
+	if err == nil || errors.Is(err, kerr.CoordinatorLoadInProgress) {
+		return false
+	}
+	var ke *kerr.Error
+	if !errors.As(err, &ke) {
+		return true // a transport error: the broker may be gone
+	}
+	return errors.Is(err, kerr.NotCoordinator) || errors.Is(err, kerr.CoordinatorNotAvailable)
 }
 
 // shareCoordinators splits acks by the broker that coordinates each

@@ -15,6 +15,7 @@ var checkers = []checker{
 	{"phantoms", checkPhantoms},
 	{"output-content", checkOutputContent},
 	{"redelivered-while-pending", checkRedeliveredWhilePending},
+	{"acked-by-non-holder", checkAckedByNonHolder},
 	{"fault-points", checkFaultPoints},
 	{"zombie-commits", checkZombieCommits},
 }
