@@ -217,3 +217,9 @@ func checkSpan(from, to int) []int {
 func (w *checkWorker) heal() {
 	w.add(history.Event{Type: history.Info, F: history.FHeal})
 }
+
+// prepare records a cluster fault's preparation that moved leaders for took.
+func (w *checkWorker) prepare(name, movedOff string, took time.Duration) {
+	w.add(history.Event{Type: history.Info, F: history.FFaultPrepare, Fault: name,
+		Attrs: map[string]string{"moved_off": movedOff, "took": took.String()}})
+}

@@ -3,6 +3,7 @@ package check_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/internal/verdict"
@@ -294,6 +295,33 @@ func TestDuplicateOfTheSameDeliveryCountInsideAFaultWindow(t *testing.T) {
 			checkCause(t, res, verdict.AnomalyDuplicate, check.CauseLeaderLostState, 5, "rolling-restart struck the cluster")
 		case res.Verdict != verdict.Anomaly:
 			t.Errorf("fault healed before the first delivery: %s (%s), want ANOMALY", res.Verdict, res.Reason)
+		}
+	}
+}
+
+// Must pass where the row allows duplicates: a fault's preparation that
+// moved leaders off a broker (case 4 does, before it holds the markers)
+// releases what the old leaders handed out, and a record can come back with
+// the same delivery count; a preparation that moved nothing explains
+// nothing (must fail).
+func TestDuplicateOfTheSameDeliveryCountDuringLeaderMoves(t *testing.T) {
+	for _, moved := range []string{"input/0:3->1", "none"} {
+		c := newCheckCell(ctp.Implicit, "", 5)
+		w1, orch := c.worker("w1.1"), c.worker("orchestrator")
+		orch.prepare("coordinator-crash-after-endtxn", moved, time.Hour)
+		recs := w1.poll(1, checkSpan(0, 5)...)
+		w1.commitBatch(recs)
+		again := w1.poll(1, checkSpan(0, 5)...)
+		w1.commitBatch(again)
+		w1.stop("")
+		res := check.Run(c.obs, checkAllowed(t, ctp.Implicit, "coordinator-crash-after-endtxn"))
+		switch {
+		case moved != "none" && res.Verdict != verdict.Pass:
+			t.Errorf("leaders moved between the deliveries: %s (%s), want PASS", res.Verdict, res.Reason)
+		case moved != "none":
+			checkCause(t, res, verdict.AnomalyDuplicate, check.CauseLeaderLostState, 5, "leaders moved off a broker")
+		case res.Verdict != verdict.Anomaly:
+			t.Errorf("nothing moved: %s (%s), want ANOMALY", res.Verdict, res.Reason)
 		}
 	}
 }

@@ -298,6 +298,11 @@ func (s *state) clusterFaultBetween(from, to int64) (FaultFiring, bool) {
 			return f, true
 		}
 	}
+	for _, m := range s.leaderMoves {
+		if at := m.At.UnixNano(); (to == 0 || at <= to) && m.until >= from {
+			return m, true
+		}
+	}
 	return FaultFiring{}, false
 }
 

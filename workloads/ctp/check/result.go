@@ -48,4 +48,8 @@ type FaultFiring struct {
 	Action string
 	Worker string
 	At     time.Time
+	// until is when an action that lasts (a preparation's leader moves)
+	// ended, in Unix nanoseconds; 0 for a firing, which lasts to the next
+	// heal.
+	until int64
 }

@@ -59,6 +59,9 @@ type state struct {
 	// clusterHeals are the orchestrator's heal times, oldest first: a
 	// cluster fault acts from its firing to the next heal.
 	clusterHeals []int64
+	// leaderMoves are the cluster faults' preparations that moved leaders,
+	// each acting from its start to its end (FaultFiring.until).
+	leaderMoves []FaultFiring
 	// whole is set when the observation is a part of a cell (RunSubset).
 	whole *Whole
 }
@@ -287,6 +290,14 @@ func (s *state) readHistory() {
 		case history.FHeal:
 			if e.Worker == history.Orchestrator {
 				s.clusterHeals = append(s.clusterHeals, e.TS)
+			}
+		case history.FFaultPrepare:
+			// Moving leaders off a broker before the fault acts releases
+			// what the old leaders had handed out, as a failover does.
+			took, err := time.ParseDuration(e.Attrs["took"])
+			if e.Worker == history.Orchestrator && err == nil && e.Attrs["moved_off"] != "" && e.Attrs["moved_off"] != "none" {
+				s.leaderMoves = append(s.leaderMoves, FaultFiring{Name: e.Fault + " (leaders moved off a broker before it acted)",
+					Point: "prepare", Worker: e.Worker, At: time.Unix(0, e.TS).UTC(), until: e.TS + took.Nanoseconds()})
 			}
 		case history.FFaultFired:
 			s.faults = append(s.faults, FaultFiring{
