@@ -145,6 +145,9 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 		}
 	}
 	r.summarizeLatency(&cell, obs.History)
+	if r.seeder != nil {
+		cell.SoakTimeline = soakTimeline(cell, obs.History)
+	}
 	return cell
 }
 

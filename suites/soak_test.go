@@ -231,3 +231,36 @@ func checkSeededOver(t *testing.T, c cluster.Cluster, p cellPlan, d time.Duratio
 	}
 	t.Logf("%s: %d inputs written over %s, by fifths %v", p.label(), len(rs), last.Sub(first), fifths)
 }
+
+// TestSoakTimeline: a soak's table has at most soakRows buckets over the
+// whole history, sums what was seeded and committed, and marks the buckets
+// a fault acted in.
+func TestSoakTimeline(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var h history.History
+	for s := range 180 { // three minutes: a seed event and two commits a second
+		ts := t0.Add(time.Duration(s) * time.Second).UnixNano()
+		h = append(h, history.Event{TS: ts, F: history.FSeed, Type: history.OK, Attrs: map[string]string{"records": "50"}},
+			history.Event{TS: ts + 1, F: history.FCommit, Type: history.OK, DurNS: int64(5 * time.Millisecond), Records: make([]history.Rec, 25)},
+			history.Event{TS: ts + 2, F: history.FCommit, Type: history.OK, DurNS: int64(7 * time.Millisecond), Records: make([]history.Rec, 25)})
+	}
+	c := result.Cell{Fault: result.Fault{Name: "slow-network", Times: []time.Time{t0.Add(65 * time.Second)}, Healed: []time.Time{t0.Add(85 * time.Second)}}}
+	tl := soakTimeline(c, h)
+	if len(tl) == 0 || len(tl) > soakRows {
+		t.Fatalf("%d buckets, want 1 to %d", len(tl), soakRows)
+	}
+	seeded, committed, faulty := 0, 0, 0
+	for _, b := range tl {
+		seeded += b.Seeded
+		committed += b.Committed
+		if b.Fault {
+			faulty++
+		}
+	}
+	if seeded != 9000 || committed != 9000 || tl[0].CommitP50Ms != 7 && tl[0].CommitP50Ms != 5 || tl[0].CommitMaxMs != 7 {
+		t.Errorf("seeded %d, committed %d, first bucket %+v", seeded, committed, tl[0])
+	}
+	if faulty < 2 || faulty > 4 || !tl[7].Fault || tl[0].Fault {
+		t.Errorf("%d buckets with the fault (65 s to 85 s in 10 s buckets): %+v", faulty, tl)
+	}
+}
