@@ -267,7 +267,7 @@ func measureMemory(c cluster.Cluster, ws *workerSet) memory {
 // memoryNote says the memory at the soak's start and end.
 func (s *seeder) memoryNote() string {
 	a, b := s.rssStart, s.rssEnd
-	line := fmt.Sprintf("resident memory a tenth into the soak -> at its end (%.0fs apart): orchestrator %s -> %s (Go heap kept %s -> %s), workers %s -> %s",
+	line := fmt.Sprintf("resident memory a tenth into the soak -> at its end (%.0fs apart): orchestrator (the whole run's process, every cell running at once) %s -> %s (Go heap kept after a collection %s -> %s), workers %s -> %s",
 		b.at.Sub(a.at).Seconds(), mib(a.orchestrator), mib(b.orchestrator), mib(a.heap), mib(b.heap), mibs(a.workers), mibs(b.workers))
 	if a.broker > 0 || b.broker > 0 {
 		line += fmt.Sprintf(", embedded broker %s -> %s (kfake keeps every record in memory)", mib(a.broker), mib(b.broker))
