@@ -186,6 +186,7 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 		if err := r.startSeeder(ctx); err != nil {
 			return nil, "", err
 		}
+		defer r.seeder.stop()
 	} else {
 		err = ctp.Seed(sctx, r.c.Bootstrap(), r.topo.InputTopic, o.Records, cluster.ClientOpts(r.c)...)
 		cancel()

@@ -112,6 +112,7 @@ type seeder struct {
 	end    time.Time
 	done   chan struct{}
 	err    error // set before done closes
+	cancel context.CancelFunc
 	seeded atomic.Int64
 	// lastAt is when the last write was acknowledged (unix nanoseconds).
 	lastAt atomic.Int64
@@ -132,6 +133,7 @@ func (r *cellRun) startSeeder(ctx context.Context) error {
 	s := &seeder{rate: r.o.Rate, total: r.o.Records, started: now, end: now.Add(r.o.Duration), done: make(chan struct{})}
 	r.seeder = s
 	sctx, cancel := context.WithDeadline(ctx, s.end.Add(r.o.DrainTimeout))
+	s.cancel = cancel
 	go func() {
 		defer cancel()
 		defer cl.Close()
@@ -139,6 +141,14 @@ func (r *cellRun) startSeeder(ctx context.Context) error {
 		s.err = s.run(sctx, cl, r.timeline)
 	}()
 	return nil
+}
+
+// stop ends the seeder if it still writes (a cell that failed before its
+// drain) and waits for it, so nothing writes into the cell's topics once
+// it ended.
+func (s *seeder) stop() {
+	s.cancel()
+	<-s.done
 }
 
 // run writes what is due every seedTick until every record is written.
