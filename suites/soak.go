@@ -344,9 +344,8 @@ func (f *faultShare) injections(ctx context.Context, m faults.Mechanism, env fau
 	pause := time.Duration(0)
 	for _, c := range f.members {
 		if c.seeder != nil && c.seeder.end.After(until) {
-			until = c.seeder.end
+			until, pause = c.seeder.end, c.o.FaultPause
 		}
-		pause = c.o.FaultPause
 	}
 	f.mu.Unlock()
 	return repeatInjection(ctx, m, env, pause, until)
