@@ -250,7 +250,7 @@ func (r *cellRun) soakNotes() []string {
 type memory struct {
 	at           time.Time
 	orchestrator int64 // bytes; the orchestrator is the whole run's process
-	heap         int64 // the orchestrator's Go heap in use after a collection
+	heap         int64 // the orchestrator's live Go heap after a collection (HeapAlloc)
 	workers      []int64
 	broker       int64 // the embedded broker's child; 0 when not ours to read
 }
@@ -259,12 +259,12 @@ type memory struct {
 // cannot be read stays 0.
 func measureMemory(c cluster.Cluster, ws *workerSet) memory {
 	m := memory{at: time.Now(), orchestrator: rssOf(os.Getpid())}
-	// After a collection, the heap in use is what is kept, not what is
-	// garbage yet.
+	// After a collection, the heap allocated is what is live, not garbage
+	// yet (HeapInuse would count the spans fragmentation keeps).
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	m.heap = int64(ms.HeapInuse)
+	m.heap = int64(ms.HeapAlloc)
 	for _, pid := range ws.runningPIDs() {
 		m.workers = append(m.workers, rssOf(pid))
 	}
@@ -277,7 +277,7 @@ func measureMemory(c cluster.Cluster, ws *workerSet) memory {
 // memoryNote says the memory at the soak's start and end.
 func (s *seeder) memoryNote() string {
 	a, b := s.rssStart, s.rssEnd
-	line := fmt.Sprintf("resident memory a tenth into the soak -> at its end (%.0fs apart): orchestrator (the whole run's process, every cell running at once) %s -> %s (Go heap kept after a collection %s -> %s), workers %s -> %s",
+	line := fmt.Sprintf("resident memory a tenth into the soak -> at its end (%.0fs apart): orchestrator (the whole run's process, every cell running at once) %s -> %s (live Go heap after a collection %s -> %s), workers %s -> %s",
 		b.at.Sub(a.at).Seconds(), mib(a.orchestrator), mib(b.orchestrator), mib(a.heap), mib(b.heap), mibs(a.workers), mibs(b.workers))
 	if a.broker > 0 || b.broker > 0 {
 		line += fmt.Sprintf(", embedded broker %s -> %s (kfake keeps every record in memory)", mib(a.broker), mib(b.broker))
