@@ -181,6 +181,7 @@ func timePlot(f result.Figure, leg *plot.Legend) (*plot.Plot, error) {
 		return nil, errNoData
 	}
 	top := niceMax(maxY)
+	shaded := map[string]bool{}
 	for _, sh := range f.Shades {
 		from, to := sh.From.Seconds(), sh.To.Seconds()
 		if to-from < 0.2 {
@@ -199,7 +200,10 @@ func timePlot(f result.Figure, leg *plot.Legend) (*plot.Plot, error) {
 		if sh.Label != "" {
 			label = "fault: " + sh.Label
 		}
-		leg.Add(label, poly)
+		if !shaded[label] { // a fault repeated (a soak) is one legend entry
+			shaded[label] = true
+			leg.Add(label, poly)
+		}
 	}
 	for _, l := range lines {
 		p.Add(l)

@@ -62,6 +62,7 @@ func WriteSummary(w io.Writer, r result.Result) error {
 
 	writeAnomalies(bw, r.Runs)
 	writeLatencyTable(bw, r.Runs)
+	writeSoakTimelines(bw, r.Runs)
 	writeFlakeTable(bw, r.Runs)
 	writePhaseTable(bw, r)
 
@@ -318,6 +319,9 @@ func backendWords(backend, why string) string {
 func faultWords(f result.Fault) string {
 	if f.Name == "" {
 		return "none"
+	}
+	if f.Fired && len(f.Times) > 1 {
+		return fmt.Sprintf("%s: fired %d times", f.Name, len(f.Times))
 	}
 	if f.Fired {
 		return f.Name + ": fired"

@@ -66,6 +66,9 @@ type Cell struct {
 	// (a lock or transaction timeout, a stall, a restart, a fault held).
 	Phases []Phase `json:"phases,omitempty"`
 	WaitsS float64 `json:"unavoidable_waits_s,omitempty"`
+	// SoakTimeline is a soak cell's (--duration) timeline in a few dozen
+	// buckets over the whole duration.
+	SoakTimeline []SoakBucket `json:"soak_timeline,omitempty"`
 }
 
 // Name is scenario/mode/backend[/realization] (CONTRACT.md "Names").

@@ -61,6 +61,9 @@ type cellRun struct {
 	// cleanupErr is a heal that failed after the cell (cleanup.go).
 	cleanupErr error
 	phases     phaseTimer
+	// seeder writes a soak's input beside the load (soak.go); nil when
+	// every record was seeded up front.
+	seeder *seeder
 	// lastDone and lastTotal are the share group's progress when last read.
 	lastDone, lastTotal atomic.Int64
 }
@@ -119,6 +122,7 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 	if note != "" {
 		cell.Notes = append(cell.Notes, note)
 	}
+	cell.Notes = append(cell.Notes, r.soakNotes()...)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		cell.Verdict, cell.Reason = verdict.Unknown, "interrupted before the cell finished; what was recorded is in "+cell.Dir
@@ -141,6 +145,9 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 		}
 	}
 	r.summarizeLatency(&cell, obs.History)
+	if r.seeder != nil {
+		cell.SoakTimeline = soakTimeline(cell, obs.History)
+	}
 	return cell
 }
 
@@ -173,13 +180,22 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 	r.phases.begin(result.PhaseSeeding)
 	sctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
 	r.prog.setPhase(r.plan, PhaseSeeding)
-	err = ctp.Seed(sctx, r.c.Bootstrap(), r.topo.InputTopic, o.Records, cluster.ClientOpts(r.c)...)
-	cancel()
-	if err != nil {
-		return nil, "", fmt.Errorf("seed cell: %w", err)
+	if o.Duration > 0 {
+		// A soak seeds at its rate beside the load (soak.go).
+		cancel()
+		if err := r.startSeeder(ctx); err != nil {
+			return nil, "", err
+		}
+		defer r.seeder.stop()
+	} else {
+		err = ctp.Seed(sctx, r.c.Bootstrap(), r.topo.InputTopic, o.Records, cluster.ClientOpts(r.c)...)
+		cancel()
+		if err != nil {
+			return nil, "", fmt.Errorf("seed cell: %w", err)
+		}
+		r.timeline.Record(history.Event{Type: history.OK, F: history.FSeed, Attrs: map[string]string{
+			"records": fmt.Sprint(o.Records), "topic": r.topo.InputTopic}})
 	}
-	r.timeline.Record(history.Event{Type: history.OK, F: history.FSeed, Attrs: map[string]string{
-		"records": fmt.Sprint(o.Records), "topic": r.topo.InputTopic}})
 	if r.plan.share != nil {
 		// The shared fault's Align may rename the group before anyone joins it.
 		r.phases.begin(result.PhaseAlign)
@@ -224,7 +240,7 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 			env := faults.Env{Name: r.plan.name(), Cluster: r.c, Topology: r.topo, Rand: r.rng, Workers: o.Workers,
 				Fired:    func(e history.Event) { _ = r.timeline.Record(e); r.prog.faultEvent(r.plan, e) },
 				Progress: func(ctx context.Context) (int64, int64) { return r.progress(ctx, admin) }}
-			rep, err := faults.Inject(faultCtx, cf.Triggered(), env)
+			rep, err := r.injections(faultCtx, cf.Triggered(), env)
 			r.report = &rep
 			if err != nil && faultCtx.Err() == nil {
 				faultErr = err
@@ -351,6 +367,9 @@ func (r *cellRun) progress(ctx context.Context, admin *kgo.Client) (done, total 
 // drain waits until the share group is done with every input record, the
 // drain times out, the workers cannot be kept running, or ctx ends.
 func (r *cellRun) drain(ctx context.Context, admin *kgo.Client, ws *workerSet) (bool, error) {
+	if err := r.awaitSeeder(ctx, admin, ws); err != nil {
+		return false, err
+	}
 	deadline := time.Now().Add(r.o.DrainTimeout)
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()

@@ -214,7 +214,7 @@ func (f *faultShare) startInjection(ctx context.Context) {
 	go func() {
 		defer close(f.done)
 		defer cancel()
-		rep, err := faults.Inject(ictx, f.scenario.Cluster.Triggered(), env)
+		rep, err := f.injections(ictx, f.scenario.Cluster.Triggered(), env)
 		f.report = rep
 		if err != nil && ictx.Err() == nil {
 			f.err = err

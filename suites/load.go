@@ -16,7 +16,8 @@ func withLoad(o *Options, s scenarios.Scenario) (*Options, string) {
 	l := s.Load
 	c := *o
 	var changed []string
-	if l.Records > 0 && l.Records != c.Records {
+	// A soak's records are its rate times its duration.
+	if l.Records > 0 && l.Records != c.Records && c.Duration == 0 {
 		c.Records = l.Records
 		changed = append(changed, fmt.Sprintf("records %d", l.Records))
 	}

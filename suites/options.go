@@ -36,6 +36,9 @@ type Options struct {
 	TxnTimeout time.Duration
 	// DrainTimeout bounds the wait for the share group to finish the input.
 	DrainTimeout time.Duration
+	// Soak is --duration and its companions (soak.go): zero Duration seeds
+	// every record up front.
+	Soak
 	// ProgressLive: Progress is a terminal (one rewritten line).
 	ProgressLive bool
 	// ProgressColor: the live display may colour (the CLI clears it for NO_COLOR).
@@ -86,6 +89,7 @@ func (o *Options) Register(fs *flag.FlagSet, lists *harness.CommonLists, scenari
 	fs.DurationVar(&o.Lock, "lock", harness.DefaultLock, "acquisition lock duration")
 	fs.DurationVar(&o.TxnTimeout, "txn-timeout", 0, "transaction timeout, shorter than --lock (default: 2/3 of --lock)")
 	fs.DurationVar(&o.DrainTimeout, "drain-timeout", DefaultDrainTimeout, "how long to wait for the share group to finish the input")
+	o.Soak.register(fs)
 }
 
 // withDefaults returns o with every zero field set, the profile's records,
@@ -133,6 +137,10 @@ func (o Options) withDefaults() Options {
 	if o.DrainTimeout == 0 {
 		o.DrainTimeout = DefaultDrainTimeout
 	}
+	o.Soak = o.Soak.withDefaults()
+	if o.Duration > 0 {
+		o.Records = o.Soak.records()
+	}
 	return o
 }
 
@@ -158,6 +166,9 @@ func (o Options) Validated() (Options, error) {
 		return o, harness.Usagef("--repeats %d: want a positive number", o.Repeats)
 	case o.TxnTimeout >= o.Lock:
 		return o, harness.Usagef("--txn-timeout %s must be shorter than --lock %s (ORACLE.md: a transaction must not outlive its records' locks)", o.TxnTimeout, o.Lock)
+	}
+	if err := o.Soak.validate(); err != nil {
+		return o, err
 	}
 	if _, err := o.scenarios(); err != nil {
 		return o, err

@@ -193,7 +193,7 @@ func planCells(ctx context.Context, o Options, c cluster.Cluster) ([]cellPlan, e
 
 // config is every setting that shaped the run, printed in the report.
 func (o Options) config() map[string]string {
-	return map[string]string{
+	m := map[string]string{
 		"records": strconv.Itoa(o.Records), "workers": strconv.Itoa(o.Workers),
 		"partitions": strconv.Itoa(int(o.Partitions)), "brokers": strconv.Itoa(o.Brokers),
 		"max_records_per_poll": strconv.Itoa(int(o.MaxRecords)), "repeats": strconv.Itoa(o.Repeats),
@@ -203,6 +203,8 @@ func (o Options) config() map[string]string {
 		"share.auto.offset.reset": "earliest", "share.isolation.level": "read_committed",
 		"replication": "3 (min ISR 2) on 3+ brokers, else the broker count",
 	}
+	o.Soak.describe(m)
+	return m
 }
 
 // cellConsumer is a cell's share consumer: a transactional cell's follows its

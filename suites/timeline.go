@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"fmt"
 	"github.com/sharechaos/sharechaos/result"
 	"slices"
 	"time"
@@ -9,16 +10,36 @@ import (
 	"github.com/sharechaos/sharechaos/internal/history"
 )
 
-// timelineStep is the timelines' bucket.
-const timelineStep = time.Second
+// The timelines' buckets: one second for a short cell, wider for a long one
+// (a soak), so a figure never has more than about timelineMaxBuckets
+// buckets and stays readable over hours.
+const timelineMaxBuckets = 300
+
+var timelineSteps = []time.Duration{time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second,
+	30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute, time.Hour}
+
+// timelineStepFor is the bucket for a cell that lasted span.
+func timelineStepFor(span time.Duration) time.Duration {
+	for _, s := range timelineSteps {
+		if span/s <= timelineMaxBuckets {
+			return s
+		}
+	}
+	return timelineSteps[len(timelineSteps)-1]
+}
+
+// eachCommitUpTo is how many commits the latency timeline draws one by
+// one; a cell with more (a soak) gets its p50, p99 and max per bucket.
+const eachCommitUpTo = 2000
 
 // committedRecords keys the committed-records series' colour.
 const committedRecords = "committed_records"
 
 // cellTimelines are a cell's figures over time, from its histories: the
-// records committed per second and the commit latency of each commit, with
-// the fault windows (fired to healed) shaded. Time 0 is the cell's first
-// event; the last, partial second is left out (it would draw a fake drop).
+// records committed per second and the commit latency (each commit, or per
+// bucket for a long cell), with the fault windows (fired to healed) shaded.
+// Time 0 is the cell's first event; the last, partial bucket is left out of
+// the rate (it would draw a fake drop).
 func cellTimelines(c result.Cell, h history.History) []result.Figure {
 	if len(h) == 0 {
 		return nil
@@ -28,16 +49,17 @@ func cellTimelines(c result.Cell, h history.History) []result.Figure {
 	for _, e := range h {
 		origin, last = min(origin, e.TS), max(last, e.TS)
 	}
-	full := time.Duration(last-origin) / timelineStep // whole seconds only
-	perSec := make([]float64, full)
+	step := timelineStepFor(time.Duration(last - origin))
+	full := time.Duration(last-origin) / step // whole buckets only
+	perBucket := make([]float64, full)
 	var latency []result.TimePoint
 	for _, e := range h {
 		if e.F != history.FCommit || e.Type != history.OK {
 			continue
 		}
 		off := time.Duration(e.TS - origin)
-		if b := off / timelineStep; b < full {
-			perSec[b] += float64(len(e.Records))
+		if b := off / step; b < full {
+			perBucket[b] += float64(len(e.Records))
 		}
 		latency = append(latency, result.TimePoint{Offset: off, Value: float64(e.DurNS) / float64(time.Millisecond)})
 	}
@@ -45,15 +67,59 @@ func cellTimelines(c result.Cell, h history.History) []result.Figure {
 		return nil
 	}
 	rate := result.TimeSeries{Label: "committed records /s", Key: committedRecords}
-	for i, n := range perSec {
-		rate.Points = append(rate.Points, result.TimePoint{Offset: time.Duration(i) * timelineStep, Value: n})
+	for i, n := range perBucket {
+		rate.Points = append(rate.Points, result.TimePoint{Offset: time.Duration(i) * step, Value: n / step.Seconds()})
 	}
 	shades := faultShades(c.Fault, time.Unix(0, origin))
-	return []result.Figure{
-		{Title: c.Name() + ": committed records per second", YLabel: "records per second", Series: []result.TimeSeries{rate}, Shades: shades},
-		{Title: c.Name() + ": commit latency, each commit", YLabel: "milliseconds",
-			Series: []result.TimeSeries{{Label: bench.TxnCommitDuration, Key: bench.TxnCommitDuration, Points: latency}}, Shades: shades},
+	rateTitle, latencyTitle := c.Name()+": committed records per second", c.Name()+": commit latency, each commit"
+	series := []result.TimeSeries{{Label: bench.TxnCommitDuration, Key: bench.TxnCommitDuration, Points: latency}}
+	if step > time.Second {
+		rateTitle += fmt.Sprintf(" (mean over %s)", step)
 	}
+	if len(latency) > eachCommitUpTo {
+		latencyTitle = fmt.Sprintf("%s: commit latency per %s (%d commits)", c.Name(), step, len(latency))
+		series = latencyPerBucket(latency, step)
+	}
+	return []result.Figure{
+		{Title: rateTitle, YLabel: "records per second", Series: []result.TimeSeries{rate}, Shades: shades},
+		{Title: latencyTitle, YLabel: "milliseconds", Series: series, Shades: shades},
+	}
+}
+
+// latencyPerBucket is the p50, p99 and max of the commit latencies in each
+// bucket of step (points in time order), drawn at the bucket's start.
+func latencyPerBucket(points []result.TimePoint, step time.Duration) []result.TimeSeries {
+	qs := []struct {
+		label string
+		q     float64
+	}{{" p50", 0.50}, {" p99", 0.99}, {" max", 1}}
+	out := make([]result.TimeSeries, len(qs))
+	for i, q := range qs {
+		out[i] = result.TimeSeries{Label: bench.TxnCommitDuration + q.label, Key: bench.TxnCommitDuration + q.label}
+	}
+	out[2].Key = "commit_latency_max" // a colour of its own, not the p50's
+	var bucket []float64
+	flush := func(b time.Duration) {
+		if len(bucket) == 0 {
+			return
+		}
+		slices.Sort(bucket)
+		for i, q := range qs {
+			v := bucket[min(len(bucket)-1, int(q.q*float64(len(bucket))))]
+			out[i].Points = append(out[i].Points, result.TimePoint{Offset: b * step, Value: v})
+		}
+		bucket = bucket[:0]
+	}
+	cur := time.Duration(-1)
+	for _, p := range points {
+		if b := p.Offset / step; b != cur {
+			flush(cur)
+			cur = b
+		}
+		bucket = append(bucket, p.Value)
+	}
+	flush(cur)
+	return out
 }
 
 // faultShades pairs each firing with the heal after it; a worker fault (no

@@ -35,7 +35,7 @@ var flagGroup = map[string]string{
 	"partitions": "load", "batch": "load", "brokers": "load", "repeats": "load", "parallel": "load",
 	"rate": "load", "max-input": "load", "latency": "load", "backend": "load",
 	"fault": "faults", "txn-acks": "faults", "on-unsupported": "faults", "kip1289-keys": "faults",
-	"lock": "timing", "txn-timeout": "timing", "drain-timeout": "timing", "duration": "timing", "warmup": "timing",
+	"lock": "timing", "txn-timeout": "timing", "drain-timeout": "timing", "duration": "timing", "fault-pause": "timing", "warmup": "timing",
 	"out": "output", "threshold": "output", "seed": "output", "verbose": "output", "keep-topics": "output",
 	"overhead": "output", "alpha": "output", "write": "output",
 }

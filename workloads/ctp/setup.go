@@ -162,20 +162,32 @@ func waitTopicsReady(ctx context.Context, adm *kadm.Client, t Topology) error {
 	}
 }
 
+// InputRecord is the i-th input record a seeder writes (Seed all at once,
+// a soak's seeder at its rate).
+func InputRecord(i int) *kgo.Record {
+	id := InputID(i)
+	return &kgo.Record{Key: []byte(id), Value: []byte(Payload(id))}
+}
+
+// SeederClient is the client input records are written with: to topic,
+// round-robin over its partitions.
+func SeederClient(bootstrap []string, topic string, extra ...kgo.Opt) (*kgo.Client, error) {
+	return kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap...), kgo.DefaultProduceTopic(topic),
+		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()), kgo.ClientID("sharechaos-seeder")}, extra...)...)
+}
+
 // Seed writes n input records with unique ids (r-000000 ...) in one
 // transaction-free batch per partition, spread round-robin, and returns once
 // all are acknowledged by the brokers.
 func Seed(ctx context.Context, bootstrap []string, topic string, n int, extra ...kgo.Opt) error {
-	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap...), kgo.DefaultProduceTopic(topic),
-		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()), kgo.ClientID("sharechaos-seeder")}, extra...)...)
+	cl, err := SeederClient(bootstrap, topic, extra...)
 	if err != nil {
 		return fmt.Errorf("seed input: %w", err)
 	}
 	defer cl.Close()
 	rs := make([]*kgo.Record, n)
 	for i := range rs {
-		id := InputID(i)
-		rs[i] = &kgo.Record{Key: []byte(id), Value: []byte(Payload(id))}
+		rs[i] = InputRecord(i)
 	}
 	if err := cl.ProduceSync(ctx, rs...).FirstErr(); err != nil {
 		return fmt.Errorf("seed input: %w", err)

@@ -1,0 +1,266 @@
+package suites
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sharechaos/sharechaos/faults"
+	"github.com/sharechaos/sharechaos/internal/cluster"
+	"github.com/sharechaos/sharechaos/internal/history"
+	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/result"
+	"github.com/sharechaos/sharechaos/scenarios"
+	"github.com/sharechaos/sharechaos/suites/harness"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+)
+
+// TestSoakOptions: records are rate x duration (also for a row with its own
+// records), and a soak the in-memory checker should not hold is a usage
+// error naming the large checker.
+func TestSoakOptions(t *testing.T) {
+	o, err := Options{Scenarios: []string{"steady"}, Records: 7, Soak: Soak{Duration: time.Minute, Rate: 20}}.Validated()
+	if err != nil || o.Records != 1200 || o.FaultPause != DefaultFaultPause {
+		t.Fatalf("records %d, pause %s, err %v: want 1200 and the default pause", o.Records, o.FaultPause, err)
+	}
+	lo, _ := withLoad(&o, scenarios.Scenario{Load: scenarios.Load{Records: 300}})
+	if lo.Records != 1200 {
+		t.Errorf("a row's own records replaced the soak's: %d", lo.Records)
+	}
+	_, err = Options{Scenarios: []string{"steady"}, Soak: Soak{Duration: time.Hour, Rate: 1000}}.Validated()
+	var ue *harness.UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "3600000 records") || !strings.Contains(err.Error(), "make bench-checker") {
+		t.Errorf("1000/s for an hour: err = %v, want a usage error naming the records and the large checker", err)
+	}
+	if _, err := (Options{Scenarios: []string{"steady"}, Soak: Soak{Duration: time.Minute, Rate: -1}}).Validated(); !errors.As(err, &ue) {
+		t.Errorf("a negative rate: err = %v, want a usage error", err)
+	}
+}
+
+// TestRepeatInjection: in a soak the fault acts again after each heal and
+// the pause, never starting after the end; its report is every
+// injection's, and each firing names its injection.
+func TestRepeatInjection(t *testing.T) {
+	var acts atomic.Int32
+	var mu sync.Mutex
+	var events []history.Event
+	m := faults.Mechanism{Act: func(ctx context.Context, env faults.Env) error {
+		acts.Add(1)
+		env.Fired(history.Event{F: history.FFaultFired})
+		time.Sleep(50 * time.Millisecond)
+		return nil
+	}}
+	env := faults.Env{Name: "blip", Fired: func(e history.Event) { mu.Lock(); events = append(events, e); mu.Unlock() }}
+	start := time.Now()
+	until := start.Add(600 * time.Millisecond)
+	rep, err := repeatInjection(context.Background(), m, env, 100*time.Millisecond, until)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each round is 50 ms of fault and 100 ms of pause: 4 rounds start
+	// before 600 ms, the fifth would start at about 600 ms.
+	if n := acts.Load(); n < 3 || n > 5 {
+		t.Errorf("%d injections in 600 ms at one per 150 ms", n)
+	}
+	if time.Since(start) > 900*time.Millisecond {
+		t.Errorf("an injection started after the end: returned after %s", time.Since(start))
+	}
+	if rep.Name != "blip" || len(events) != int(acts.Load()) {
+		t.Errorf("report %+v, %d events for %d injections", rep, len(events), acts.Load())
+	}
+	for i, e := range events {
+		if e.Attrs["injection"] != fmt.Sprint(i+1) {
+			t.Errorf("event %d names injection %q", i, e.Attrs["injection"])
+		}
+	}
+	acts.Store(0)
+	if _, err := repeatInjection(context.Background(), m, env, time.Millisecond, time.Time{}); err != nil || acts.Load() != 1 {
+		t.Errorf("no soak: %d injections (err %v), want exactly one", acts.Load(), err)
+	}
+}
+
+// TestTimelineBuckets: a long cell's timelines stay within the bucket
+// budget, and its commit latency is drawn per bucket.
+func TestTimelineBuckets(t *testing.T) {
+	for _, c := range []struct {
+		span, want time.Duration
+	}{{30 * time.Second, time.Second}, {5 * time.Minute, time.Second}, {6 * time.Minute, 2 * time.Second}, {time.Hour, 15 * time.Second}, {24 * time.Hour, 5 * time.Minute}} {
+		if got := timelineStepFor(c.span); got != c.want {
+			t.Errorf("step for %s = %s, want %s", c.span, got, c.want)
+		}
+	}
+	// An hour of commits, 5 a second, 10 ms each with a 1 s one a minute.
+	var h history.History
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
+	for i := range 3600 * 5 {
+		d := 10 * time.Millisecond
+		if i%300 == 0 {
+			d = time.Second
+		}
+		h = append(h, history.Event{TS: t0 + int64(i)*int64(200*time.Millisecond), F: history.FCommit, Type: history.OK, DurNS: int64(d), Records: []history.Rec{{ID: "r"}}})
+	}
+	figs := cellTimelines(result.Cell{Scenario: "steady", Mode: "explicit", Backend: "embedded"}, h)
+	if len(figs) != 2 {
+		t.Fatalf("%d figures", len(figs))
+	}
+	rate, lat := figs[0], figs[1]
+	if n := len(rate.Series[0].Points); n > timelineMaxBuckets || n < 200 {
+		t.Errorf("rate: %d points, want at most %d", n, timelineMaxBuckets)
+	}
+	if v := rate.Series[0].Points[10].Value; v != 5 {
+		t.Errorf("rate: %v records/s, want 5 (the mean over the bucket)", v)
+	}
+	if len(lat.Series) != 3 || !strings.Contains(lat.Title, "per 15s") {
+		t.Fatalf("latency: %q with %d series, want p50, p99 and max per 15s", lat.Title, len(lat.Series))
+	}
+	p50, mx := lat.Series[0].Points, lat.Series[2].Points
+	if len(p50) > timelineMaxBuckets+1 || p50[0].Value != 10 || mx[0].Value != 1000 || mx[1].Value != 10 {
+		t.Errorf("latency per bucket: %d points, p50 %v, max %v then %v", len(p50), p50[0].Value, mx[0].Value, mx[1].Value)
+	}
+}
+
+// TestSoakEmbedded: two soak cells on the embedded backend, 30 s at 50
+// records/s: slow-network (the cluster fault the embedded backend runs,
+// through its shared injection) and crash-after-commit (a worker fault).
+// The inputs read back were written over the whole duration, the cluster
+// fault fired more than once, the worker fault once, and both cells pass
+// as without a soak. The cells run at once here to keep the test short.
+func TestSoakEmbedded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real (embedded) cluster for a soak; skipped with -short")
+	}
+	const d, rate = 30 * time.Second, 50
+	ctx := context.Background()
+	dir := t.TempDir()
+	o, err := Options{Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{ctp.Explicit}, Seed: 13, KeepTopics: true},
+		Scenarios: []string{"slow-network", "crash-after-commit"}, Soak: Soak{Duration: d, Rate: rate, FaultPause: 2 * time.Second}}.Validated()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.deletions = new(sync.WaitGroup)
+	b := harness.ChooseBackend(ctx, o.Backend)
+	so, _, err := harness.StartOptionsFor(o.Common, b, harness.StartOptions{Brokers: o.Brokers, RunID: "soak", Dir: dir, Lock: o.Lock, Log: o.Log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := harness.StartBackend(ctx, b, so)
+	if err != nil {
+		t.Fatalf("start embedded: %v", err)
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	plans, err := planCells(ctx, o, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := newProgress(o, len(plans))
+	cells := make([]result.Cell, len(plans))
+	var wg sync.WaitGroup
+	for i, p := range plans {
+		if placementOf(p) == withItsRow {
+			p.share = newFaultShare(p.scenario, c, o.Workers, p.seed, 1)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cells[i] = runCell(ctx, &o, prog, c, "soak", dir, p)
+		}()
+	}
+	wg.Wait()
+
+	for i, cell := range cells {
+		t.Logf("%s: %s %s input=%d processed=%d duplicated=%d fired=%d notes=%q", cell.Name(), cell.Verdict, cell.Reason,
+			cell.Input, cell.Processed, cell.Duplicated, len(cell.Fault.Times), cell.Notes)
+		if cell.Verdict != verdict.Pass || cell.Input != rate*int(d.Seconds()) || cell.Processed != cell.Input || cell.Lost != 0 {
+			t.Errorf("%s: %s (%s), processed %d of %d, lost %d: want PASS, all %d processed", cell.Name(), cell.Verdict, cell.Reason,
+				cell.Processed, cell.Input, cell.Lost, rate*int(d.Seconds()))
+		}
+		switch cell.Scenario {
+		case "slow-network":
+			if len(cell.Fault.Times) < 2 || len(cell.Fault.Healed) < 2 {
+				t.Errorf("slow-network fired %d times, healed %d: want the fault repeated", len(cell.Fault.Times), len(cell.Fault.Healed))
+			}
+		case "crash-after-commit":
+			if len(cell.Fault.Times) != 1 || cell.Duplicated < 1 {
+				t.Errorf("crash-after-commit fired %d times, %d duplicated: want once, its batch processed again", len(cell.Fault.Times), cell.Duplicated)
+			}
+		}
+		if !strings.Contains(strings.Join(cell.Notes, "\n"), "resident memory") {
+			t.Errorf("%s: no memory note", cell.Name())
+		}
+		checkSeededOver(t, c, plans[i], d)
+	}
+}
+
+// checkSeededOver reads a cell's input back and checks that it was written
+// over the whole soak: the timestamps span the duration and every fifth of
+// it holds records (a seeder that wrote everything up front fails).
+func checkSeededOver(t *testing.T, c cluster.Cluster, p cellPlan, d time.Duration) {
+	t.Helper()
+	topic := ctp.NewTopology(fmt.Sprintf("sc-%s-c%02d", "soak", p.index), 1, 1, 1).InputTopic
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rs, err := ctp.ReadTopic(ctx, c.Bootstrap(), topic, false, cluster.ClientOpts(c)...)
+	if err != nil || len(rs) == 0 {
+		t.Fatalf("read back %s: %d records, %v", topic, len(rs), err)
+	}
+	first, last := rs[0].Timestamp, rs[0].Timestamp
+	for _, r := range rs {
+		if r.Timestamp.Before(first) {
+			first = r.Timestamp
+		}
+		if r.Timestamp.After(last) {
+			last = r.Timestamp
+		}
+	}
+	if span := last.Sub(first); span < d*9/10 || span > d+5*time.Second {
+		t.Errorf("%s: inputs written over %s, want about %s", p.label(), span, d)
+	}
+	fifths := make([]int, 5)
+	for _, r := range rs {
+		fifths[min(4, int(5*r.Timestamp.Sub(first)/d))]++
+	}
+	for i, n := range fifths {
+		if n < len(rs)/10 {
+			t.Errorf("%s: fifth %d of the soak has %d of %d records: %v", p.label(), i+1, n, len(rs), fifths)
+		}
+	}
+	t.Logf("%s: %d inputs written over %s, by fifths %v", p.label(), len(rs), last.Sub(first), fifths)
+}
+
+// TestSoakTimeline: a soak's table has at most soakRows buckets over the
+// whole history, sums what was seeded and committed, and marks the buckets
+// a fault acted in.
+func TestSoakTimeline(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var h history.History
+	for s := range 180 { // three minutes: a seed event and two commits a second
+		ts := t0.Add(time.Duration(s) * time.Second).UnixNano()
+		h = append(h, history.Event{TS: ts, F: history.FSeed, Type: history.OK, Attrs: map[string]string{"records": "50"}},
+			history.Event{TS: ts + 1, F: history.FCommit, Type: history.OK, DurNS: int64(5 * time.Millisecond), Records: make([]history.Rec, 25)},
+			history.Event{TS: ts + 2, F: history.FCommit, Type: history.OK, DurNS: int64(7 * time.Millisecond), Records: make([]history.Rec, 25)})
+	}
+	c := result.Cell{Fault: result.Fault{Name: "slow-network", Times: []time.Time{t0.Add(65 * time.Second)}, Healed: []time.Time{t0.Add(85 * time.Second)}}}
+	tl := soakTimeline(c, h)
+	if len(tl) == 0 || len(tl) > soakRows {
+		t.Fatalf("%d buckets, want 1 to %d", len(tl), soakRows)
+	}
+	seeded, committed, faulty := 0, 0, 0
+	for _, b := range tl {
+		seeded += b.Seeded
+		committed += b.Committed
+		if b.Fault {
+			faulty++
+		}
+	}
+	if seeded != 9000 || committed != 9000 || tl[0].CommitP50Ms != 7 && tl[0].CommitP50Ms != 5 || tl[0].CommitMaxMs != 7 {
+		t.Errorf("seeded %d, committed %d, first bucket %+v", seeded, committed, tl[0])
+	}
+	if faulty < 2 || faulty > 4 || !tl[7].Fault || tl[0].Fault {
+		t.Errorf("%d buckets with the fault (65 s to 85 s in 10 s buckets): %+v", faulty, tl)
+	}
+}
