@@ -295,10 +295,13 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 	}
 	note := ""
 	if !drained {
-		note = fmt.Sprintf("the drain timed out after %s", o.DrainTimeout)
+		note = fmt.Sprintf("%s %s", drainTimedOutNote, o.DrainTimeout)
 	}
 	return obs, note, nil
 }
+
+// drainTimedOutNote begins the note of a cell whose drain timed out.
+const drainTimedOutNote = "the drain timed out after"
 
 func (r *cellRun) workerSet() *workerSet {
 	o := r.o

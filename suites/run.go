@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -101,7 +102,7 @@ func Run(ctx context.Context, opts Options) (result.Result, error) {
 	prog := newProgress(o, len(plans))
 	var mu sync.Mutex
 	done := func(p cellPlan, cell result.Cell) {
-		if cell.Verdict != verdict.Pass && cell.Verdict != verdict.NA {
+		if (cell.Verdict != verdict.Pass && cell.Verdict != verdict.NA) || drainTimedOut(cell) {
 			copyBrokerLogs(ctx, c, filepath.Join(o.Out, cell.Dir))
 		}
 		mu.Lock()
@@ -148,6 +149,17 @@ func finish(o Options, ts bench.Thresholds, res result.Result, started time.Time
 		}
 	}
 	return res
+}
+
+// drainTimedOut: the share group never finished the input (FINDINGS 13), so
+// the brokers' side is worth keeping even when the cell passed.
+func drainTimedOut(c result.Cell) bool {
+	for _, n := range c.Notes {
+		if strings.HasPrefix(n, drainTimedOutNote) {
+			return true
+		}
+	}
+	return false
 }
 
 func copyBrokerLogs(ctx context.Context, c cluster.Cluster, dir string) {
