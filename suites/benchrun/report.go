@@ -112,7 +112,7 @@ func summarizeBench(o *Options, b *result.Bench, results []benchResult, ts bench
 		}
 	}
 
-	b.HarnessOverhead = harnessOverhead(b, results, o.Alpha, o.Rate <= 0)
+	b.HarnessOverhead = harnessOverhead(b, results, o)
 
 	figs := result.BenchFigures{}
 	for _, pt := range points {
@@ -222,13 +222,15 @@ func groupResults(rs []benchResult) []*resultGroup {
 // txn_service_duration (begin to commit returned: the part of the overhead
 // that is not in the poll or the pacing), and returns the median of the
 // per-batch figures; 0 when not measured.
-func harnessOverhead(b *result.Bench, results []benchResult, alpha float64, closed bool) float64 {
+func harnessOverhead(b *result.Bench, results []benchResult, o *Options) float64 {
+	alpha, closed := o.Alpha, o.Rate <= 0
 	pairing := "the two loops at once, their ticks interleaved"
 	if closed {
 		pairing = "the two loops in turn, " + pairSlice.String() + " slices"
 	}
 	type sides struct {
 		bare, ours, bareSvc, oursSvc, ratios []float64
+		dirs                                 []string
 	}
 	byBatch := map[int]*sides{}
 	var batches []int
@@ -265,9 +267,13 @@ func harnessOverhead(b *result.Bench, results []benchResult, alpha float64, clos
 		s.bareSvc = append(s.bareSvc, p50(r.snap, metricTxnService))
 		s.oursSvc = append(s.oursSvc, p50(r.paired, metricTxnService))
 		s.ratios = append(s.ratios, ours/bare)
+		s.dirs = append(s.dirs, filepath.Join(o.Out, "runs", r.plan.dirName()))
 	}
 	slices.Sort(batches)
-	var ratios []float64
+	var (
+		ratios []float64
+		wheres []string
+	)
 	for _, batch := range batches {
 		s := byBatch[batch]
 		// The figure is the median of the per-run ratios: each run's two
@@ -284,11 +290,44 @@ func harnessOverhead(b *result.Bench, results []benchResult, alpha float64, clos
 		b.Notes = append(b.Notes, fmt.Sprintf("harness overhead, batch %d: instrumented explicit loop / bare franz-go loop (same client options and calls as the worker, same pacing, no history, recorder or driver), txn_total_duration p50, median of the ratios of %d paired runs (%s) = %.3f (per run: %s; medians of the p50s %.3f / %.3f ms; U test of the two sides: %s); txn_service_duration (begin to commit returned) p50 %.3f / %.3f ms = %.3f, %s",
 			batch, len(s.ratios), pairing, ratio, strings.Join(per, ", "), c.CandidateMedian, c.BaselineMedian, c.Words("the instrumented loop", "the bare loop"),
 			svc.CandidateMedian, svc.BaselineMedian, svc.Ratio, svc.Words("the instrumented loop", "the bare loop")))
+		where := ""
+		if ph, err := readPhases(s.dirs); err != nil {
+			where = "not broken down: " + err.Error()
+		} else {
+			where = ph.words()
+		}
+		wheres = append(wheres, where)
+		b.Notes = append(b.Notes, fmt.Sprintf("harness overhead, batch %d, where the time goes: %s", batch, where))
 	}
 	if len(ratios) == 0 {
 		return 0
 	}
-	return math.Round(medianFloat(ratios)*1000) / 1000
+	figure := math.Round(medianFloat(ratios)*1000) / 1000
+	b.HarnessOverheadWhy = overheadWhy(figure, batches, ratios, wheres)
+	return figure
+}
+
+// overheadBand is how close to 1 the harness overhead must be to count as
+// no cost worth naming.
+const overheadBand = 0.03
+
+// overheadWhy says in words what the figure means: within the band, or why
+// not, with the breakdown of the batch size whose figure is the median.
+func overheadWhy(figure float64, batches []int, ratios []float64, wheres []string) string {
+	at := 0
+	for i, r := range ratios {
+		if math.Abs(r-figure) < math.Abs(ratios[at]-figure) {
+			at = i
+		}
+	}
+	where := fmt.Sprintf("batch %d (%.3f): %s", batches[at], ratios[at], wheres[at])
+	switch {
+	case figure > 1+overheadBand:
+		return fmt.Sprintf("above %.2f: the instrumented loop is slower than the bare one by more than the band, and the time is the harness's own work, measured in the same runs: %s", 1+overheadBand, where)
+	case figure < 1-overheadBand:
+		return fmt.Sprintf("below %.2f: the instrumented loop faster than the bare one is noise or a difference between the loops the bench does not know of; %s", 1-overheadBand, where)
+	}
+	return fmt.Sprintf("within %.2f-%.2f: the harness's own work is no more than %.0f %% of a transaction here; %s", 1-overheadBand, 1+overheadBand, overheadBand*100, where)
 }
 
 func orWords(s, alt string) string {
