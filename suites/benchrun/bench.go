@@ -314,7 +314,7 @@ func progressLine(i, n int, r benchResult) string {
 	}
 	if r.paired != nil && tot.P50 > 0 {
 		ours := float64(r.paired.Histogram(bench.TxnTotalDuration).Quantile(50)) / float64(time.Millisecond)
-		line += fmt.Sprintf("; instrumented loop in the slices between: p50 %.2fms, ratio %.3f", ours, ours/tot.P50)
+		line += fmt.Sprintf("; instrumented loop paired with it: p50 %.2fms, ratio %.3f", ours, ours/tot.P50)
 	}
 	if d := r.run.Counters[bench.DroppedIterations]; d > 0 {
 		line += fmt.Sprintf(", dropped %d", d)
