@@ -85,3 +85,24 @@ func TestReadPhases(t *testing.T) {
 		t.Error("a directory without time lines read without error")
 	}
 }
+
+// TestOverheadWhy: the words follow the figure, name the batch whose figure
+// is the median, and refuse to read a saturated run as the harness's cost.
+func TestOverheadWhy(t *testing.T) {
+	for _, c := range []struct {
+		figure float64
+		ratios []float64
+		wheres []string
+		want   string
+	}{
+		{1.10, []float64{1.04, 1.10, 1.14}, []string{"a", "b", "c"}, "above 1.03: the instrumented loop is slower than the bare one by more than the band; where its time goes, measured in the same runs: batch 10 (1.100): b"},
+		{1.01, []float64{1.01, 0.99, 1.02}, []string{"a", "b", "c"}, "within 0.97-1.03: the harness's own work is no more than 3 % of a transaction here; batch 1 (1.010): a"},
+		{0.95, []float64{0.95, 0.94, 0.99}, []string{"a", "b", "c"}, "below 0.97"},
+		{1.20, []float64{1.0, 1.2, 1.3}, []string{"a", "saturated: x", "c"}, "not a measure of the harness: batch 10 (1.200): saturated: x"},
+	} {
+		got := overheadWhy(c.figure, []int{1, 10, 100}, c.ratios, c.wheres)
+		if !strings.HasPrefix(got, c.want) {
+			t.Errorf("overheadWhy(%v) = %q, want it to start with %q", c.figure, got, c.want)
+		}
+	}
+}

@@ -231,6 +231,9 @@ func harnessOverhead(b *result.Bench, results []benchResult, o *Options) float64
 	type sides struct {
 		bare, ours, bareSvc, oursSvc, ratios []float64
 		dirs                                 []string
+		// saturated: runs where a side dropped ticks, so its p50 is the
+		// backlog's queueing, not the transaction.
+		saturated int
 	}
 	byBatch := map[int]*sides{}
 	var batches []int
@@ -268,6 +271,9 @@ func harnessOverhead(b *result.Bench, results []benchResult, o *Options) float64
 		s.oursSvc = append(s.oursSvc, p50(r.paired, metricTxnService))
 		s.ratios = append(s.ratios, ours/bare)
 		s.dirs = append(s.dirs, filepath.Join(o.Out, "runs", r.plan.dirName()))
+		if r.run.Counters[bench.DroppedIterations] > 0 || bench.FillRun(result.BenchRun{}, r.paired, nil).Counters[bench.DroppedIterations] > 0 {
+			s.saturated++
+		}
 	}
 	slices.Sort(batches)
 	var (
@@ -296,6 +302,9 @@ func harnessOverhead(b *result.Bench, results []benchResult, o *Options) float64
 		} else {
 			where = ph.words()
 		}
+		if s.saturated > 0 {
+			where = fmt.Sprintf("saturated: in %d of %d paired runs a side dropped ticks (the cluster did not keep up with the rate on both sides at once), so their p50s are queueing behind the backlog, not transactions; measure at a lower --rate; %s", s.saturated, len(s.ratios), where)
+		}
 		wheres = append(wheres, where)
 		b.Notes = append(b.Notes, fmt.Sprintf("harness overhead, batch %d, where the time goes: %s", batch, where))
 	}
@@ -321,9 +330,12 @@ func overheadWhy(figure float64, batches []int, ratios []float64, wheres []strin
 		}
 	}
 	where := fmt.Sprintf("batch %d (%.3f): %s", batches[at], ratios[at], wheres[at])
+	if strings.HasPrefix(wheres[at], "saturated") {
+		return fmt.Sprintf("not a measure of the harness: %s", where)
+	}
 	switch {
 	case figure > 1+overheadBand:
-		return fmt.Sprintf("above %.2f: the instrumented loop is slower than the bare one by more than the band, and the time is the harness's own work, measured in the same runs: %s", 1+overheadBand, where)
+		return fmt.Sprintf("above %.2f: the instrumented loop is slower than the bare one by more than the band; where its time goes, measured in the same runs: %s", 1+overheadBand, where)
 	case figure < 1-overheadBand:
 		return fmt.Sprintf("below %.2f: the instrumented loop faster than the bare one is noise or a difference between the loops the bench does not know of; %s", 1-overheadBand, where)
 	}
