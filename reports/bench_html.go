@@ -88,6 +88,7 @@ var benchTemplate = template.Must(template.New("bench").Funcs(templateFuncs).Fun
 <tr><th>repeats</th><td>{{.B.Repeats}} per mode and batch size, modes interleaved</td></tr>
 <tr><th>modes</th><td>{{.Modes}} (baseline: {{.B.Baseline}})</td></tr>
 {{if gt .B.HarnessOverhead 0.0}}<tr><th>harness overhead</th><td>{{r3 .B.HarnessOverhead}} (instrumented txn_total_duration p50 / a bare franz-go loop's)</td></tr>{{end}}
+{{if .B.HarnessOverheadWhy}}<tr><th>harness overhead, why</th><td>{{.B.HarnessOverheadWhy}}</td></tr>{{end}}
 {{if .B.Command}}<tr><th>command</th><td><code>{{.B.Command}}</code></td></tr>{{end}}
 </table>
 <p>Each comparison is a Mann-Whitney U test (two-sided, alpha {{.B.Alpha}}) whose unit is one repeat: a mode's sample is the percentile of each of its repeats, so n = {{.B.Repeats}} per mode. "No significant difference" means p &ge; alpha; with fewer than 4 repeats a side no difference can reach 0.05 at all, and the table says so. Ratios are of the medians over repeats.</p>

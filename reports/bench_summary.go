@@ -216,6 +216,9 @@ func WriteBenchSummary(w io.Writer, b result.Bench) error {
 	p("| modes | %s (baseline: %s) |\n", md(strings.Join(b.Modes, ", ")), md(b.Baseline))
 	if b.HarnessOverhead > 0 {
 		p("| harness overhead | %.2f (instrumented txn_total_duration p50 / a bare franz-go loop's) |\n", b.HarnessOverhead)
+		if b.HarnessOverheadWhy != "" {
+			p("| harness overhead, why | %s |\n", md(b.HarnessOverheadWhy))
+		}
 	}
 	if b.Command != "" {
 		p("| command | `%s` |\n", b.Command)

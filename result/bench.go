@@ -46,8 +46,11 @@ type Bench struct {
 	// txn_total_duration p50 divided by a bare franz-go loop's (same cluster,
 	// same schedule, explicit mode; 1 = free, above 1 = the harness adds
 	// latency); 0 when it was not measured.
-	HarnessOverhead float64  `json:"harness_overhead,omitempty"`
-	Notes           []string `json:"notes,omitempty"`
+	HarnessOverhead float64 `json:"harness_overhead,omitempty"`
+	// HarnessOverheadWhy says in words whether the figure is within
+	// 0.97-1.03 and, from the paired runs' time lines, where the time goes.
+	HarnessOverheadWhy string   `json:"harness_overhead_why,omitempty"`
+	Notes              []string `json:"notes,omitempty"`
 }
 
 // BenchRun is one repeat of one mode at one batch size.

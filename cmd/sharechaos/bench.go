@@ -159,6 +159,9 @@ func benchRun(cmd *cobra.Command, bf *benchFlags, rawArgs []string, stdout, stde
 	}
 	if res.HarnessOverhead > 0 {
 		fmt.Fprintf(stdout, "harness overhead: %.3f (instrumented explicit txn_total_duration p50 / bare franz-go loop's)\n", res.HarnessOverhead)
+		if res.HarnessOverheadWhy != "" {
+			fmt.Fprintf(stdout, "harness overhead, why: %s\n", res.HarnessOverheadWhy)
+		}
 	}
 	fmt.Fprintf(stdout, "report: %s\n", filepath.Join(o.Out, "summary.md"))
 	return res.ExitCode

@@ -312,6 +312,10 @@ func progressLine(i, n int, r benchResult) string {
 	if e2e, ok := r.run.Latency[bench.E2ELatency]; ok {
 		line += fmt.Sprintf(", e2e p50 %.2fms", e2e.P50)
 	}
+	if r.paired != nil && tot.P50 > 0 {
+		ours := float64(r.paired.Histogram(bench.TxnTotalDuration).Quantile(50)) / float64(time.Millisecond)
+		line += fmt.Sprintf("; instrumented loop paired with it: p50 %.2fms, ratio %.3f", ours, ours/tot.P50)
+	}
 	if d := r.run.Counters[bench.DroppedIterations]; d > 0 {
 		line += fmt.Sprintf(", dropped %d", d)
 	}

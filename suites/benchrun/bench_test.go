@@ -135,6 +135,19 @@ func TestBenchEmbedded(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "bench.json")); err != nil {
 		t.Error(err)
 	}
+	// The overhead runs are paired: both loops in one run, each side's
+	// transactions on a time line, the instrumented side with its histories.
+	for _, f := range []string{bareTimelineFile, filepath.Join("instrumented", intendedFile), filepath.Join("instrumented", "histories", "w1.1.jsonl")} {
+		got, _ := filepath.Glob(filepath.Join(dir, "runs", "*-bare-b10-*-r1", f))
+		if len(got) != 1 || len(readFile(t, got[0])) == 0 {
+			t.Errorf("paired overhead run batch 10 repeat 1: %s missing or empty (%v)", f, got)
+		}
+	}
+	if !slices.ContainsFunc(b.Notes, func(n string) bool {
+		return strings.HasPrefix(n, "harness overhead, batch 10:") && strings.Contains(n, "paired runs")
+	}) {
+		t.Errorf("no paired harness-overhead note for batch 10 in %v", b.Notes)
+	}
 }
 
 // TestBenchStallRaisesCorrectedPercentiles stalls one iteration for a second

@@ -16,7 +16,7 @@ import (
 
 // benchMetricNotes say how each metric is measured; they go into the report.
 var benchMetricNotes = []string{
-	"txn_total_duration: from the transaction's intended start (its tick on the open-loop schedule) to commitTransaction returned; it includes waiting behind a slow transaction, the poll (empty polls are retried inside the transaction's iteration) and, in transactional mode, the ledger pre-check, the acks and the validation, but not the ack after the commit. Coordinated-omission correct: a stall raises the latency of everything it delayed.",
+	"txn_total_duration: from the transaction's intended start (its tick on the open-loop schedule) to commitTransaction returned; it includes waiting behind a slow transaction, the poll (empty polls are retried inside the transaction's iteration) and, in transactional mode, the ledger pre-check, the acks and the validation, but not the ack after the commit. Its end is taken when the worker's step returned, minus the ack's own round trip: the three history events written after the commit returned (commit ok, ack invoke, ack ok) are inside it, tens of microseconds (the harness-overhead note breaks them out). Coordinated-omission correct: a stall raises the latency of everything it delayed.",
 	"txn_service_duration: beginTransaction to commitTransaction returned, from the actual begin: what a harness without correction would report; beside txn_total_duration it shows what waiting costs.",
 	"txn_commit_duration: the commitTransaction (EndTxn) call alone.",
 	"share_ack_duration: the ACCEPT after the commit, marked and flushed synchronously (explicit mode, and the ledger realization of transactional mode, whose ACCEPT follows its commit too). Implicit mode has none: its acks ride on the next poll.",
@@ -112,7 +112,7 @@ func summarizeBench(o *Options, b *result.Bench, results []benchResult, ts bench
 		}
 	}
 
-	b.HarnessOverhead = harnessOverhead(b, results, o.Alpha)
+	b.HarnessOverhead = harnessOverhead(b, results, o)
 
 	figs := result.BenchFigures{}
 	for _, pt := range points {
@@ -214,74 +214,132 @@ func groupResults(rs []benchResult) []*resultGroup {
 }
 
 // harnessOverhead compares, per batch size at the first sweep point, the
-// instrumented explicit runs' txn_total_duration p50 with the bare loop's
-// (one value per repeat on each side, interleaved, tested like the modes),
-// notes each ratio of medians with its p-value, and returns the median of the
-// per-batch ratios; 0 when not measured.
-func harnessOverhead(b *result.Bench, results []benchResult, alpha float64) float64 {
-	type sides struct{ bare, ours []float64 }
+// txn_total_duration p50 of the instrumented explicit loop with the bare
+// loop's, both sides of the same paired runs (runPaired: their ticks
+// interleaved, so load drift hits both alike), one value per repeat on each side, tested
+// like the modes; it notes each batch's median of the per-run ratios, the
+// ratios themselves, the U test of the two sides and the same for
+// txn_service_duration (begin to commit returned: the part of the overhead
+// that is not in the poll or the pacing), and returns the median of the
+// per-batch figures; 0 when not measured.
+func harnessOverhead(b *result.Bench, results []benchResult, o *Options) float64 {
+	alpha, closed := o.Alpha, o.Rate <= 0
+	pairing := "the two loops at once, their ticks interleaved"
+	if closed {
+		pairing = "the two loops in turn, " + pairSlice.String() + " slices"
+	}
+	type sides struct {
+		bare, ours, bareSvc, oursSvc, ratios []float64
+		dirs                                 []string
+		// saturated: runs where a side dropped ticks, so its p50 is the
+		// backlog's queueing, not the transaction.
+		saturated int
+	}
 	byBatch := map[int]*sides{}
 	var batches []int
-	var point *benchPoint
+	p50 := func(s *bench.Snapshot, metric string) float64 {
+		if s == nil {
+			return 0
+		}
+		return float64(s.Histogram(metric).Quantile(50)) / float64(time.Millisecond)
+	}
 	for _, r := range results {
 		if !r.plan.bare {
 			continue
 		}
-		if point == nil {
-			pt := r.plan.point
-			point = &pt
-		}
-		p50 := float64(0)
-		if r.snap != nil {
-			p50 = float64(r.snap.Histogram(bench.TxnTotalDuration).Quantile(50)) / float64(time.Millisecond)
-		}
 		if r.plan.bareSync {
 			if r.run.Error == "" && len(r.bare) > 0 {
 				b.Notes = append(b.Notes, fmt.Sprintf("bare franz-go loop producing with ProduceSync (one call that flushes; same client options), batch %d: txn_total_duration p50 %.3f ms (one run, %d transactions); its gap to the bare loop with the worker's produce pattern is the workload's produce pattern, not the harness",
-					r.plan.batch, p50, len(r.bare)))
+					r.plan.batch, p50(r.snap, bench.TxnTotalDuration), len(r.bare)))
 			}
 			continue
 		}
-		if r.run.Error != "" || len(r.bare) == 0 {
-			b.Notes = append(b.Notes, fmt.Sprintf("bare loop batch %d repeat %d left out: %s", r.plan.batch, r.plan.repeat, orWords(r.run.Error, "committed nothing")))
+		ours := p50(r.paired, bench.TxnTotalDuration)
+		if r.run.Error != "" || len(r.bare) == 0 || ours <= 0 {
+			b.Notes = append(b.Notes, fmt.Sprintf("paired overhead run batch %d repeat %d left out: %s", r.plan.batch, r.plan.repeat, orWords(r.run.Error, "a side committed nothing")))
 			continue
 		}
 		if byBatch[r.plan.batch] == nil {
 			byBatch[r.plan.batch] = &sides{}
 			batches = append(batches, r.plan.batch)
 		}
-		byBatch[r.plan.batch].bare = append(byBatch[r.plan.batch].bare, p50)
-	}
-	if point == nil {
-		return 0
-	}
-	for _, m := range results {
-		if m.plan.bare || m.plan.mode != "explicit" || m.plan.point != *point || m.run.Error != "" || byBatch[m.plan.batch] == nil {
-			continue
-		}
-		if p, ok := m.run.Latency[bench.TxnTotalDuration]; ok && p.Count > 0 {
-			byBatch[m.plan.batch].ours = append(byBatch[m.plan.batch].ours, p.P50)
+		s := byBatch[r.plan.batch]
+		bare := p50(r.snap, bench.TxnTotalDuration)
+		s.bare = append(s.bare, bare)
+		s.ours = append(s.ours, ours)
+		s.bareSvc = append(s.bareSvc, p50(r.snap, metricTxnService))
+		s.oursSvc = append(s.oursSvc, p50(r.paired, metricTxnService))
+		s.ratios = append(s.ratios, ours/bare)
+		s.dirs = append(s.dirs, filepath.Join(o.Out, "runs", r.plan.dirName()))
+		if r.run.Counters[bench.DroppedIterations] > 0 || bench.FillRun(result.BenchRun{}, r.paired, nil).Counters[bench.DroppedIterations] > 0 {
+			s.saturated++
 		}
 	}
 	slices.Sort(batches)
-	var ratios []float64
+	var (
+		ratios []float64
+		wheres []string
+	)
 	for _, batch := range batches {
 		s := byBatch[batch]
-		if len(s.ours) == 0 {
-			continue
-		}
+		// The figure is the median of the per-run ratios: each run's two
+		// p50s were measured under the same load, so their ratio is paired;
+		// the U test over the two sides' p50s is the conservative check.
+		ratio := medianFloat(s.ratios)
+		ratios = append(ratios, ratio)
 		c := bench.Compare(s.bare, s.ours, alpha)
-		if c.Ratio <= 0 {
-			continue
+		svc := bench.Compare(s.bareSvc, s.oursSvc, alpha)
+		per := make([]string, len(s.ratios))
+		for i, r := range s.ratios {
+			per[i] = fmt.Sprintf("%.3f", r)
 		}
-		ratios = append(ratios, c.Ratio)
-		b.Notes = append(b.Notes, fmt.Sprintf("harness overhead, batch %d: instrumented explicit txn_total_duration p50 %.3f ms / bare franz-go loop (same client calls as the worker, no history, recorder or driver) %.3f ms, medians of %d and %d repeats = %.3f; %s",
-			batch, c.CandidateMedian, c.BaselineMedian, c.N2, c.N1, c.Ratio, c.Words("the instrumented loop", "the bare loop")))
+		b.Notes = append(b.Notes, fmt.Sprintf("harness overhead, batch %d: instrumented explicit loop / bare franz-go loop (same client options and calls as the worker, same pacing, no history, recorder or driver), txn_total_duration p50, median of the ratios of %d paired runs (%s) = %.3f (per run: %s; medians of the p50s %.3f / %.3f ms; U test of the two sides: %s); txn_service_duration (begin to commit returned) p50 %.3f / %.3f ms = %.3f, %s",
+			batch, len(s.ratios), pairing, ratio, strings.Join(per, ", "), c.CandidateMedian, c.BaselineMedian, c.Words("the instrumented loop", "the bare loop"),
+			svc.CandidateMedian, svc.BaselineMedian, svc.Ratio, svc.Words("the instrumented loop", "the bare loop")))
+		where := ""
+		if ph, err := readPhases(s.dirs); err != nil {
+			where = "not broken down: " + err.Error()
+		} else {
+			where = ph.words()
+		}
+		if s.saturated > 0 {
+			where = fmt.Sprintf("saturated: in %d of %d paired runs a side dropped ticks (the cluster did not keep up with the rate on both sides at once), so their p50s are queueing behind the backlog, not transactions; measure at a lower --rate; %s", s.saturated, len(s.ratios), where)
+		}
+		wheres = append(wheres, where)
+		b.Notes = append(b.Notes, fmt.Sprintf("harness overhead, batch %d, where the time goes: %s", batch, where))
 	}
 	if len(ratios) == 0 {
 		return 0
 	}
-	return math.Round(medianFloat(ratios)*1000) / 1000
+	figure := math.Round(medianFloat(ratios)*1000) / 1000
+	b.HarnessOverheadWhy = overheadWhy(figure, batches, ratios, wheres)
+	return figure
+}
+
+// overheadBand is how close to 1 the harness overhead must be to count as
+// no cost worth naming.
+const overheadBand = 0.03
+
+// overheadWhy says in words what the figure means: within the band, or why
+// not, with the breakdown of the batch size whose figure is the median.
+func overheadWhy(figure float64, batches []int, ratios []float64, wheres []string) string {
+	at := 0
+	for i, r := range ratios {
+		if math.Abs(r-figure) < math.Abs(ratios[at]-figure) {
+			at = i
+		}
+	}
+	where := fmt.Sprintf("batch %d (%.3f): %s", batches[at], ratios[at], wheres[at])
+	if strings.HasPrefix(wheres[at], "saturated") {
+		return fmt.Sprintf("not a measure of the harness: %s", where)
+	}
+	switch {
+	case figure > 1+overheadBand:
+		return fmt.Sprintf("above %.2f: the instrumented loop is slower than the bare one by more than the band; where its time goes, measured in the same runs: %s", 1+overheadBand, where)
+	case figure < 1-overheadBand:
+		return fmt.Sprintf("below %.2f: the instrumented loop faster than the bare one is noise or a difference between the loops the bench does not know of; %s", 1-overheadBand, where)
+	}
+	return fmt.Sprintf("within %.2f-%.2f: the harness's own work is no more than %.0f %% of a transaction here; %s", 1-overheadBand, 1+overheadBand, overheadBand*100, where)
 }
 
 func orWords(s, alt string) string {

@@ -106,6 +106,9 @@ type benchResult struct {
 	harness bool
 	// bare is the bare loop's txn_total_duration values (bare runs only).
 	bare []time.Duration
+	// paired is the instrumented side of a paired overhead run (runPaired):
+	// the explicit loop measured in the slices between the bare loop's.
+	paired *bench.Snapshot
 }
 
 // measured is what a run's iterations leave for after the load: each
@@ -173,6 +176,11 @@ type benchRunner struct {
 	committed atomic.Int64 // records committed in the measured phase (fault progress)
 	done      measured
 
+	// Set by prepare: the run's workers, input feeder and tail reader.
+	workers []*benchWorker
+	feed    *feeder
+	tail    *tailReader
+
 	faultMu     sync.Mutex
 	faultReport faults.Report
 	faultEnd    time.Time
@@ -186,51 +194,12 @@ func (r *benchRunner) harnessErr(err error) error {
 func (r *benchRunner) run(ctx context.Context) error {
 	o := r.env.o
 	r.rec = bench.NewRecorder(0)
-	r.done.started = map[txnKey]time.Time{}
-	if err := os.MkdirAll(filepath.Join(r.dir, "histories"), 0o755); err != nil {
-		return r.harnessErr(fmt.Errorf("create run directory: %w", err))
-	}
-	topo, err := setupTopology(ctx, r.env, r.plan)
+	cleanup, err := r.prepare(ctx, "")
+	defer cleanup()
 	if err != nil {
-		return r.harnessErr(err)
+		return err
 	}
-	defer dropTopology(ctx, r.env, topo)
-	r.topo = topo
-	plan := planInput(o, r.plan.batch)
-	feed, err := newFeeder(r.env.c, topo.InputTopic, plan, &r.processed)
-	if err != nil {
-		return r.harnessErr(err)
-	}
-	defer func() { _ = feed.close() }()
-	sctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	err = feed.seed(sctx)
-	cancel()
-	if err != nil {
-		return r.harnessErr(err)
-	}
-	tail, err := startTailReader(ctx, r.env.c, topo.OutputTopic)
-	if err != nil {
-		return r.harnessErr(err)
-	}
-	defer tail.close()
-
-	workers := make([]*benchWorker, o.Workers)
-	defer func() {
-		for _, w := range workers {
-			if w != nil {
-				w.close()
-			}
-		}
-	}()
-	for i := range workers {
-		w := &benchWorker{base: r.workerConfig(i + 1)}
-		if err := w.open(ctx); err != nil {
-			return r.harnessErr(err)
-		}
-		workers[i] = w
-	}
-	feed.topUp(ctx)
-
+	workers := r.workers
 	if o.Warmup > 0 {
 		if _, err := r.drive(ctx, workers, bench.NewRecorder(0), o.Warmup, false); err != nil {
 			return err
@@ -252,20 +221,86 @@ func (r *benchRunner) run(ctx context.Context) error {
 	if stats.FirstError != nil {
 		o.Log.Info("iterations failed", "run", r.plan.dirName(), "failed", stats.Failed, "first", stats.FirstError)
 	}
-	r.recordE2E(ctx, tail)
-	if err := feed.close(); err != nil {
+	r.recordE2E(ctx, r.tail)
+	if err := r.feed.close(); err != nil {
 		return r.harnessErr(err)
 	}
 	return nil
 }
 
+// prepare sets up what a run measures on: its own topics (named with suffix
+// after the run's prefix, so that two sides of one run do not share them),
+// the seeded input and its feeder, the tail reader, and the workers, opened.
+// The returned cleanup closes them in reverse order and drops the topics;
+// it is never nil, and must be called also when prepare failed.
+func (r *benchRunner) prepare(ctx context.Context, suffix string) (cleanup func(), err error) {
+	o := r.env.o
+	var undo []func()
+	cleanup = func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+	}
+	r.done.started = map[txnKey]time.Time{}
+	if err := os.MkdirAll(filepath.Join(r.dir, "histories"), 0o755); err != nil {
+		return cleanup, r.harnessErr(fmt.Errorf("create run directory: %w", err))
+	}
+	topo, err := setupTopologyAs(ctx, r.env, r.plan, suffix)
+	if err != nil {
+		return cleanup, r.harnessErr(err)
+	}
+	undo = append(undo, func() { dropTopology(ctx, r.env, topo) })
+	r.topo = topo
+	feed, err := newFeeder(r.env.c, topo.InputTopic, planInput(o, r.plan.batch), &r.processed)
+	if err != nil {
+		return cleanup, r.harnessErr(err)
+	}
+	r.feed = feed
+	undo = append(undo, func() { _ = feed.close() })
+	sctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	err = feed.seed(sctx)
+	cancel()
+	if err != nil {
+		return cleanup, r.harnessErr(err)
+	}
+	tail, err := startTailReader(ctx, r.env.c, topo.OutputTopic)
+	if err != nil {
+		return cleanup, r.harnessErr(err)
+	}
+	r.tail = tail
+	undo = append(undo, tail.close)
+	r.workers = make([]*benchWorker, o.Workers)
+	undo = append(undo, func() {
+		for _, w := range r.workers {
+			if w != nil {
+				w.close()
+			}
+		}
+	})
+	for i := range r.workers {
+		w := &benchWorker{base: r.workerConfig(i + 1)}
+		if err := w.open(ctx); err != nil {
+			return cleanup, r.harnessErr(err)
+		}
+		r.workers[i] = w
+	}
+	feed.topUp(ctx)
+	return cleanup, nil
+}
+
 // setupTopology creates a run's own topics and share group.
 func setupTopology(ctx context.Context, env *benchEnv, p benchPlan) (ctp.Topology, error) {
+	return setupTopologyAs(ctx, env, p, "")
+}
+
+// setupTopologyAs is setupTopology with suffix after the run's prefix: the
+// two sides of a paired overhead run each have their own topics and group.
+func setupTopologyAs(ctx context.Context, env *benchEnv, p benchPlan, suffix string) (ctp.Topology, error) {
 	rf, minISR := int16(3), 2
 	if n := len(env.c.Nodes()); n < 3 {
 		rf, minISR = int16(n), 1
 	}
-	topo := ctp.NewTopology(fmt.Sprintf("sb-%s-%03d", env.runID, p.index+1), int32(p.point.partitions), rf, minISR)
+	topo := ctp.NewTopology(fmt.Sprintf("sb-%s-%03d%s", env.runID, p.index+1, suffix), int32(p.point.partitions), rf, minISR)
 	sctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	if err := ctp.Setup(sctx, env.admin, topo, ctp.GroupConfig{Lock: harness.DefaultLock, DeliveryLimit: harness.DeliveryLimit}); err != nil {
