@@ -131,17 +131,23 @@ func (c Config) Opts() ([]kgo.Opt, error) {
 		}
 		opts = append(opts, kgo.DialTLSConfig(tc))
 	}
-	if c.SASL() {
-		switch c.Mechanism {
-		case MechPlain:
-			opts = append(opts, kgo.SASL(plain.Auth{User: c.Username, Pass: c.password()}.AsMechanism()))
-		case MechScramSHA256:
-			opts = append(opts, kgo.SASL(scram.Auth{User: c.Username, Pass: c.password()}.AsSha256Mechanism()))
-		case MechScramSHA512:
-			opts = append(opts, kgo.SASL(scram.Auth{User: c.Username, Pass: c.password()}.AsSha512Mechanism()))
-		}
+	return append(opts, c.saslOpts()...), nil
+}
+
+// saslOpts are the SASL options of c, none without SASL.
+func (c Config) saslOpts() []kgo.Opt {
+	if !c.SASL() {
+		return nil
 	}
-	return opts, nil
+	switch c.Mechanism {
+	case MechPlain:
+		return []kgo.Opt{kgo.SASL(plain.Auth{User: c.Username, Pass: c.password()}.AsMechanism())}
+	case MechScramSHA256:
+		return []kgo.Opt{kgo.SASL(scram.Auth{User: c.Username, Pass: c.password()}.AsSha256Mechanism())}
+	case MechScramSHA512:
+		return []kgo.Opt{kgo.SASL(scram.Auth{User: c.Username, Pass: c.password()}.AsSha512Mechanism())}
+	}
+	return nil
 }
 
 func (c Config) tlsConfig() (*tls.Config, error) {

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharechaos/sharechaos/internal/clientcfg"
 )
 
 // The worker's two clients are built from these options, and so is the
@@ -39,11 +41,25 @@ func (c WorkerConfig) ConsumerOpts() ([]kgo.Opt, error) {
 // ProducerOpts are the transactional producer's options for c, its TLS and
 // SASL settings (c.Client) included.
 func (c WorkerConfig) ProducerOpts() ([]kgo.Opt, error) {
-	c.defaults()
 	secure, err := c.Client.Opts()
 	if err != nil {
 		return nil, err
 	}
+	return c.producerOpts(secure), nil
+}
+
+// ProducerOptsDialing are ProducerOpts with every connection dialed through
+// dial (the worker's breakable dialer), TLS done on top of it.
+func (c WorkerConfig) ProducerOptsDialing(dial clientcfg.DialFunc) ([]kgo.Opt, error) {
+	secure, err := c.Client.OptsDialing(dial)
+	if err != nil {
+		return nil, err
+	}
+	return c.producerOpts(secure), nil
+}
+
+func (c WorkerConfig) producerOpts(secure []kgo.Opt) []kgo.Opt {
+	c.defaults()
 	return append([]kgo.Opt{
 		kgo.SeedBrokers(c.Bootstrap...),
 		kgo.ClientID("sharechaos-" + c.Name() + "-producer"),
@@ -56,7 +72,7 @@ func (c WorkerConfig) ProducerOpts() ([]kgo.Opt, error) {
 		// the bench against a ProduceSync loop: 12.6 ms vs 2.1 ms p50).
 		kgo.ProducerLinger(0),
 		kgo.MetadataMinAge(metadataMinAge),
-	}, secure...), nil
+	}, secure...)
 }
 
 // metadataMinAge is how soon kgo may refresh metadata again. kgo retries a

@@ -61,7 +61,11 @@ func mutated(m Mutant) bool { return activeMutant() == m }
 // (MutantOutputOutsideTxn): the output is visible whatever becomes of the
 // worker's transaction.
 func (w *Worker) produceOutsideTxn(ctx context.Context, r *kgo.Record) error {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(w.cfg.Bootstrap...), kgo.DefaultProduceTopic(w.cfg.OutputTopic))
+	secure, err := w.cfg.Client.Opts()
+	if err != nil {
+		return fmt.Errorf("create plain producer: %w", err)
+	}
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(w.cfg.Bootstrap...), kgo.DefaultProduceTopic(w.cfg.OutputTopic)}, secure...)...)
 	if err != nil {
 		return fmt.Errorf("create plain producer: %w", err)
 	}

@@ -172,11 +172,10 @@ func (w *Worker) open(ctx context.Context) error {
 // open transaction immediately, instead of leaving it to the transaction
 // timeout (ARCHITECTURE.md, ledger step 6).
 func (w *Worker) openProducer(ctx context.Context) error {
-	popts, err := w.cfg.ProducerOpts()
+	opts, err := w.cfg.ProducerOptsDialing(w.breaker.DialContext)
 	if err != nil {
 		return fmt.Errorf("create producer: %w", err)
 	}
-	opts := append(popts, kgo.Dialer(w.breaker.DialContext))
 	if w.deps.ProducerOpts != nil {
 		opts = append(opts, w.deps.ProducerOpts(w.cfg)...)
 	}

@@ -99,6 +99,9 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	m, err := c.adm.BrokerMetadata(rctx)
 	if err != nil {
 		c.admin.Close()
+		if hint := reachHint(err, o.Client); hint != "" {
+			return nil, fmt.Errorf("reach bootstrap %s within %s: %w: %s", strings.Join(o.Bootstrap, ","), o.ReachTimeout, err, hint)
+		}
 		return nil, fmt.Errorf("reach bootstrap %s within %s: %w", strings.Join(o.Bootstrap, ","), o.ReachTimeout, err)
 	}
 	c.where = map[cluster.NodeID]kadm.BrokerDetail{}
