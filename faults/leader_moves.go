@@ -2,8 +2,10 @@ package faults
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sharechaos/sharechaos/internal/cluster"
@@ -118,10 +120,47 @@ func moveRolesOff(ctx context.Context, env Env, a *admin, node cluster.NodeID, r
 		moved = append(moved, fmt.Sprintf("%s:%d->%d", r.what, node, to))
 		return nil
 	}
+	// The first pass decides every move in order (the draws stay the
+	// seed's), then runs them at once: each is a reassignment and an
+	// election of its own, and a shared fault moves every cell's roles,
+	// a dozen moves that one after the other outlast a 1000-record load.
+	type job struct {
+		r  role
+		to cluster.NodeID
+	}
+	var jobs []job
 	for _, r := range rs {
-		if err := move(r); err != nil {
+		leaders, err := a.leaders(ctx, r.topic)
+		if err != nil {
 			return moved, err
 		}
+		if leaders[r.partition] != node {
+			continue
+		}
+		jobs = append(jobs, job{r: r, to: others[next%len(others)]})
+		next++
+	}
+	errs := make([]error, len(jobs))
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mctx, cancel := context.WithTimeout(ctx, moveLimit)
+			defer cancel()
+			if err := roles.MoveLeader(mctx, j.r.topic, j.r.partition, j.to); err != nil {
+				errs[i] = fmt.Errorf("move %s off broker %d: %w", j.r.what, node, err)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, j := range jobs {
+		if errs[i] == nil {
+			moved = append(moved, fmt.Sprintf("%s:%d->%d", j.r.what, node, j.to))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return moved, err
 	}
 	for _, r := range rs {
 		if r.kind == "" {

@@ -37,7 +37,7 @@ func (r *cellRun) cleanUp(ctx context.Context) {
 	r.o.deletions.Add(1)
 	go func() {
 		defer r.o.deletions.Done()
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 90*time.Second)
 		defer cancel()
 		cl, err := cluster.NewClient(r.c, kgo.ClientID("sharechaos-teardown"))
 		if err != nil {
@@ -45,7 +45,19 @@ func (r *cellRun) cleanUp(ctx context.Context) {
 			return
 		}
 		defer cl.Close()
-		if err := ctp.Teardown(dctx, cl, r.topo); err != nil {
+		// A broker can be down meanwhile (a cluster fault of a cell that
+		// started since): ask again until the deletion went through.
+		for {
+			err = ctp.Teardown(dctx, cl, r.topo)
+			if err == nil || dctx.Err() != nil {
+				break
+			}
+			select {
+			case <-dctx.Done():
+			case <-time.After(2 * time.Second):
+			}
+		}
+		if err != nil {
 			r.o.Log.Warn("tear down cell", "prefix", r.topo.Prefix, "err", err)
 		}
 	}()

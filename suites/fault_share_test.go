@@ -165,7 +165,7 @@ func TestRunPlansPlacement(t *testing.T) {
 		mu.Unlock()
 	}
 	share := func(row []cellPlan) *faultShare { return newFaultShare(row[0].scenario, nil, 1, row[0].seed, len(row)) }
-	runPlans(context.Background(), 4, plans, share, run)
+	runPlans(context.Background(), 4, plans, share, func() {}, run)
 	if len(bad) > 0 {
 		t.Fatalf("placement broken: %v", bad)
 	}

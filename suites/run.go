@@ -119,7 +119,7 @@ func Run(ctx context.Context, opts Options) (result.Result, error) {
 		ro, _ := withLoad(&o, row[0].scenario)
 		return newFaultShare(row[0].scenario, c, ro.Workers, row[0].seed, len(row))
 	}
-	runPlans(ctx, o.Parallel, plans, share, func(p cellPlan) {
+	runPlans(ctx, o.Parallel, plans, share, o.deletions.Wait, func(p cellPlan) {
 		o.Log.Info("cell", "scenario", p.name(), "mode", p.mode, "realization", p.realization, "repeat", p.repeat)
 		done(p, runCell(ctx, &o, prog, c, runID, o.Out, p))
 	})

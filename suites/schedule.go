@@ -41,8 +41,9 @@ func placementOf(p cellPlan) placement {
 // workers cannot disturb each other and share the cluster, up to parallel
 // at once; a cell whose fault acts on the cluster runs alone, and a shared
 // cluster fault runs once for all the cells of its row together. workers
-// makes the one injection of a row.
-func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(rowOf []cellPlan) *faultShare, run func(cellPlan)) {
+// makes the one injection of a row; settle waits for what the cells before
+// left running (their deletions), so a cluster fault never meets it.
+func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(rowOf []cellPlan) *faultShare, settle func(), run func(cellPlan)) {
 	plans = poolFirst(plans)
 	slots := make(chan struct{}, max(1, parallel))
 	var wg sync.WaitGroup
@@ -54,6 +55,7 @@ func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(ro
 		switch placementOf(p) {
 		case alone:
 			wg.Wait()
+			settle()
 			run(p)
 			continue
 		case withItsRow:
@@ -63,6 +65,7 @@ func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(ro
 				row = append(row, plans[i])
 			}
 			wg.Wait()
+			settle()
 			f := share(row)
 			var rowWG sync.WaitGroup
 			for _, q := range row {
