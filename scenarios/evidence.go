@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"iter"
 	"strings"
 	"time"
 
@@ -200,19 +201,9 @@ func secondAcquisition(requireBegin bool) Evidence {
 			if !began || end < 0 {
 				return false, ""
 			}
-			for _, e := range h[a.idx+1:] {
-				if e.TS >= end {
-					break
-				}
-				if e.F != history.FPoll || e.Type != history.OK || e.Worker == a.fired.Worker {
-					continue
-				}
-				for _, r := range e.Records {
-					if a.batch[r.ID] {
-						return true, fmt.Sprintf("%s acquired %s (delivery %d) at %s; %s's transaction ended at %s",
-							e.Worker, r.ID, r.Delivery, a.at(e.TS), a.fired.Worker, a.at(end))
-					}
-				}
+			for i, r := range a.acquiredByOthers(h, end) {
+				return true, fmt.Sprintf("%s acquired %s (delivery %d) at %s; %s's transaction ended at %s",
+					h[i].Worker, r.ID, r.Delivery, a.at(h[i].TS), a.fired.Worker, a.at(end))
 			}
 			return false, ""
 		}}
@@ -345,32 +336,44 @@ var heldAcrossAcks = Evidence{Name: "another worker held the records when the ar
 		if acksAt < 0 {
 			return false, ""
 		}
-		for i, e := range h[a.idx+1:] {
-			if e.TS >= acksAt {
-				break
+		for i, r := range a.acquiredByOthers(h, acksAt) {
+			e := h[i]
+			began := int64(-1)
+			for _, f := range h[i+1:] {
+				if f.Worker == e.Worker && f.F == history.FBegin {
+					began = f.TS
+					break
+				}
+			}
+			if began < 0 || began > acksAt {
+				return true, fmt.Sprintf("%s acquired %s (delivery %d) at %s and began processing it %s; %s's acks went out at %s",
+					e.Worker, r.ID, r.Delivery, a.at(e.TS), beganAt(a, began), a.fired.Worker, a.at(acksAt))
+			}
+		}
+		return false, ""
+	}}
+
+// acquiredByOthers yields, in order, each record of the armed batch that a
+// worker other than the armed one polled after the firing and before until,
+// with the index of that poll in h.
+func (a armed) acquiredByOthers(h history.History, until int64) iter.Seq2[int, history.Rec] {
+	return func(yield func(int, history.Rec) bool) {
+		for i := a.idx + 1; i < len(h); i++ {
+			e := h[i]
+			if e.TS >= until {
+				return
 			}
 			if e.F != history.FPoll || e.Type != history.OK || e.Worker == a.fired.Worker {
 				continue
 			}
 			for _, r := range e.Records {
-				if !a.batch[r.ID] {
-					continue
-				}
-				began := int64(-1)
-				for _, f := range h[a.idx+1+i+1:] {
-					if f.Worker == e.Worker && f.F == history.FBegin {
-						began = f.TS
-						break
-					}
-				}
-				if began < 0 || began > acksAt {
-					return true, fmt.Sprintf("%s acquired %s (delivery %d) at %s and began processing it %s; %s's acks went out at %s",
-						e.Worker, r.ID, r.Delivery, a.at(e.TS), beganAt(a, began), a.fired.Worker, a.at(acksAt))
+				if a.batch[r.ID] && !yield(i, r) {
+					return
 				}
 			}
 		}
-		return false, ""
-	}}
+	}
+}
 
 func beganAt(a armed, ts int64) string {
 	if ts < 0 {

@@ -76,6 +76,12 @@ func (pr *progress) show(p cellPlan, done, total int64) {
 	if total > 0 && done >= total {
 		pr.setPhase(p, PhaseDrain)
 	}
+	pr.records(p, done, total, func() string { return fmt.Sprintf("%d of %d input records done", done, total) })
+}
+
+// records shows a cell's records done: on the live display, else as a line
+// of text() and the phase, at most every 5 s per cell.
+func (pr *progress) records(p cellPlan, done, total int64, text func() string) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	if pr.live != nil {
@@ -84,7 +90,7 @@ func (pr *progress) show(p cellPlan, done, total int64) {
 	}
 	if time.Since(pr.last[p.index]) >= 5*time.Second {
 		pr.last[p.index] = time.Now()
-		fmt.Fprintf(pr.w, "%s  %s: %d of %d input records done (%s)\n", time.Now().Format("15:04:05"), p.label(), done, total, pr.phase[p.index])
+		fmt.Fprintf(pr.w, "%s  %s: %s (%s)\n", time.Now().Format("15:04:05"), p.label(), text(), pr.phase[p.index])
 	}
 }
 

@@ -391,17 +391,10 @@ func repeatInjection(ctx context.Context, m faults.Mechanism, env faults.Env, pa
 
 // soak shows a soak cell's progress: seeded so far, done of what is in.
 func (pr *progress) soak(p cellPlan, s *seeder, done, total int64) {
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	if pr.live != nil {
-		pr.live.records(p, done, total)
-		return
-	}
-	if time.Since(pr.last[p.index]) >= 5*time.Second {
-		pr.last[p.index] = time.Now()
-		fmt.Fprintf(pr.w, "%s  %s: soak %s of %s, %d of %d records seeded, %d of %d done (%s)\n", time.Now().Format("15:04:05"), p.label(),
-			time.Since(s.started).Round(time.Second), s.end.Sub(s.started), s.seeded.Load(), s.total, done, total, pr.phase[p.index])
-	}
+	pr.records(p, done, total, func() string {
+		return fmt.Sprintf("soak %s of %s, %d of %d records seeded, %d of %d done",
+			time.Since(s.started).Round(time.Second), s.end.Sub(s.started), s.seeded.Load(), s.total, done, total)
+	})
 }
 
 // note prints a line about a cell (above the bars on a terminal).
