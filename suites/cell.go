@@ -66,6 +66,18 @@ type cellRun struct {
 	seeder *seeder
 	// lastDone and lastTotal are the share group's progress when last read.
 	lastDone, lastTotal atomic.Int64
+	// lastFault is when a cluster fault last fired or healed (unix nanos).
+	lastFault atomic.Int64
+	// nudged names the partitions the drain nudged (drain_stall.go).
+	nudged []string
+}
+
+// faultEvent puts a cluster fault's event on the cell's timeline and
+// progress line.
+func (r *cellRun) faultEvent(e history.Event) {
+	r.lastFault.Store(time.Now().UnixNano())
+	_ = r.timeline.Record(e)
+	r.prog.faultEvent(r.plan, e)
 }
 
 // lastProgress is the progress the drain last read.
@@ -116,12 +128,10 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 	}
 	defer r.timeline.Close()
 
-	obs, note, err := r.execute(ctx, allowed)
+	obs, notes, err := r.execute(ctx, allowed)
 	defer r.failOnCleanup(&cell)
 	prog.setPhase(plan, PhaseCheck)
-	if note != "" {
-		cell.Notes = append(cell.Notes, note)
-	}
+	cell.Notes = append(cell.Notes, notes...)
 	cell.Notes = append(cell.Notes, r.soakNotes()...)
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -153,7 +163,7 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 
 // execute sets the cell up, runs load and fault, drains, stops the workers and
 // observes. It returns the observation when the cell got far enough to judge.
-func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Observation, string, error) {
+func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Observation, []string, error) {
 	o := r.o
 	rf, minISR := int16(3), 2
 	if n := len(r.c.Nodes()); n < 3 {
@@ -163,7 +173,7 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 	r.topo = ctp.NewTopology(prefix, o.Partitions, rf, minISR)
 	admin, err := cluster.NewClient(r.c, kgo.ClientID("sharechaos-orchestrator"))
 	if err != nil {
-		return nil, "", fmt.Errorf("create admin client: %w", err)
+		return nil, nil, fmt.Errorf("create admin client: %w", err)
 	}
 	defer admin.Close()
 	// Deferred after admin.Close, so it runs before it: heal what the
@@ -175,7 +185,7 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 	err = ctp.CreateTopics(sctx, admin, r.topo)
 	cancel()
 	if err != nil {
-		return nil, "", fmt.Errorf("set up cell: %w", err)
+		return nil, nil, fmt.Errorf("set up cell: %w", err)
 	}
 	r.phases.begin(result.PhaseSeeding)
 	sctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
@@ -184,14 +194,14 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 		// A soak seeds at its rate beside the load (soak.go).
 		cancel()
 		if err := r.startSeeder(ctx); err != nil {
-			return nil, "", err
+			return nil, nil, err
 		}
 		defer r.seeder.stop()
 	} else {
 		err = ctp.Seed(sctx, r.c.Bootstrap(), r.topo.InputTopic, o.Records, cluster.ClientOpts(r.c)...)
 		cancel()
 		if err != nil {
-			return nil, "", fmt.Errorf("seed cell: %w", err)
+			return nil, nil, fmt.Errorf("seed cell: %w", err)
 		}
 		r.timeline.Record(history.Event{Type: history.OK, F: history.FSeed, Attrs: map[string]string{
 			"records": fmt.Sprint(o.Records), "topic": r.topo.InputTopic}})
@@ -200,20 +210,20 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 		// The shared fault's Align may rename the group before anyone joins it.
 		r.phases.begin(result.PhaseAlign)
 		if err := r.plan.share.join(ctx, r); err != nil {
-			return nil, "", err
+			return nil, nil, err
 		}
 	}
 	sctx, cancel = context.WithTimeout(ctx, 60*time.Second)
 	err = ctp.SetGroupConfigs(sctx, admin, r.topo.Group, ctp.GroupConfig{Lock: o.Lock, DeliveryLimit: harness.DeliveryLimit})
 	cancel()
 	if err != nil {
-		return nil, "", fmt.Errorf("set up cell: %w", err)
+		return nil, nil, fmt.Errorf("set up cell: %w", err)
 	}
 
 	r.phases.begin(result.PhaseWorkersStart)
 	ws := r.workerSet()
 	if err := ws.start(); err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	r.prog.setPhase(r.plan, PhaseLoad)
 	r.phases.begin(result.PhaseLoad)
@@ -238,7 +248,7 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 		go func() {
 			defer faultWG.Done()
 			env := faults.Env{Name: r.plan.name(), Cluster: r.c, Topology: r.topo, Rand: r.rng, Workers: o.Workers,
-				Fired:    func(e history.Event) { _ = r.timeline.Record(e); r.prog.faultEvent(r.plan, e) },
+				Fired:    r.faultEvent,
 				Progress: func(ctx context.Context) (int64, int64) { return r.progress(ctx, admin) }}
 			rep, err := r.injections(faultCtx, cf.Triggered(), env)
 			r.report = &rep
@@ -273,17 +283,17 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 		}
 	}
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	if faultErr != nil {
-		return nil, "", fmt.Errorf("inject %s: %w", r.plan.name(), faultErr)
+		return nil, nil, fmt.Errorf("inject %s: %w", r.plan.name(), faultErr)
 	}
 	// A last moment for acks in flight, then stop the workers gracefully.
 	r.phases.begin(result.PhaseTeardown)
 	time.Sleep(time.Second)
 	stopWorkers()
 	if err := ws.failure(); err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 
 	r.phases.begin(result.PhaseReadBack)
@@ -291,13 +301,16 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 	defer cancel()
 	obs, err := r.observe(octx, admin)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
-	note := ""
+	var notes []string
+	if n := r.nudgeNote(); n != "" {
+		notes = append(notes, n)
+	}
 	if !drained {
-		note = fmt.Sprintf("%s %s", drainTimedOutNote, o.DrainTimeout)
+		notes = append(notes, fmt.Sprintf("%s %s", drainTimedOutNote, o.DrainTimeout))
 	}
-	return obs, note, nil
+	return obs, notes, nil
 }
 
 // drainTimedOutNote begins the note of a cell whose drain timed out.
@@ -352,11 +365,18 @@ func (r *cellRun) armBatch() int {
 
 // progress is how many input records the share group is done with.
 func (r *cellRun) progress(ctx context.Context, admin *kgo.Client) (done, total int64) {
+	done, total, _, _, _ = r.shareState(ctx, admin)
+	return done, total
+}
+
+// shareState is progress with each partition's share start and end
+// offsets; ok is false when they could not be read.
+func (r *cellRun) shareState(ctx context.Context, admin *kgo.Client) (done, total int64, start, end map[int32]int64, ok bool) {
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	start, end, err := ctp.ShareProgress(pctx, admin, r.topo.Group, r.topo.InputTopic)
 	if err != nil {
-		return 0, int64(r.o.Records)
+		return 0, int64(r.o.Records), nil, nil, false
 	}
 	for p, e := range end {
 		total += e
@@ -364,7 +384,7 @@ func (r *cellRun) progress(ctx context.Context, admin *kgo.Client) (done, total 
 	}
 	r.lastDone.Store(done)
 	r.lastTotal.Store(total)
-	return done, total
+	return done, total, start, end, true
 }
 
 // drain waits until the share group is done with every input record, the
@@ -376,6 +396,7 @@ func (r *cellRun) drain(ctx context.Context, admin *kgo.Client, ws *workerSet) (
 	deadline := time.Now().Add(r.o.DrainTimeout)
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
+	stall := newStallWatch(r.o.Lock)
 	for {
 		select {
 		case <-ctx.Done():
@@ -385,10 +406,15 @@ func (r *cellRun) drain(ctx context.Context, admin *kgo.Client, ws *workerSet) (
 		if err := ws.failure(); err != nil {
 			return false, err
 		}
-		done, total := r.progress(ctx, admin)
+		done, total, start, end, ok := r.shareState(ctx, admin)
 		r.prog.show(r.plan, done, total)
 		if total > 0 && done >= total && !ws.faultPending() {
 			return true, nil
+		}
+		if ok && !ws.faultPending() {
+			if ps := stall.stuck(time.Now(), done, time.Unix(0, r.lastFault.Load()), start, end); len(ps) > 0 {
+				r.nudge(ctx, stall, ps, start, end)
+			}
 		}
 		if time.Now().After(deadline) {
 			return false, nil

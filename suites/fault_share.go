@@ -240,8 +240,7 @@ func (f *faultShare) broadcast(e history.Event) {
 		done, total := m.lastProgress()
 		ev.Attrs["cell_progress"] = fmt.Sprintf("%d/%d", done, total)
 		ev.Attrs["cells_served"] = fmt.Sprint(len(ms))
-		_ = m.timeline.Record(ev)
-		m.prog.faultEvent(m.plan, ev)
+		m.faultEvent(ev)
 	}
 }
 

@@ -44,6 +44,7 @@ const (
 	FStart          = "start"           // a worker process started (info)
 	FStop           = "stop"            // a worker process stopped cleanly (info)
 	FSeed           = "seed"            // input records written by the seeder
+	FNudge          = "nudge"           // one more input record on a partition whose share start offset stopped moving (orchestrator timeline)
 )
 
 // AttrTxnTimeout, in a start event's attrs, is the worker's transaction

@@ -169,6 +169,35 @@ func InputRecord(i int) *kgo.Record {
 	return &kgo.Record{Key: []byte(id), Value: []byte(Payload(id))}
 }
 
+// nudgeBase numbers the inputs a drain adds (NudgeRecord) far above any
+// seeded index, so they never collide with a seeder's records and still
+// are r-%06d ids the checkers take like any other input.
+const nudgeBase = 4_000_000_000
+
+// NudgeRecord is the k-th extra input record a drain writes to partition
+// (suites: drain_stall.go): an ordinary input, processed and checked like
+// every other, on a partition of its own choosing.
+func NudgeRecord(partition int32, k int) *kgo.Record {
+	r := InputRecord(nudgeBase + int(partition)*1000 + k)
+	r.Partition = partition
+	return r
+}
+
+// Nudge writes NudgeRecord(partition, k) to topic and waits for the
+// brokers' acknowledgement.
+func Nudge(ctx context.Context, bootstrap []string, topic string, partition int32, k int, extra ...kgo.Opt) error {
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap...), kgo.DefaultProduceTopic(topic),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ClientID("sharechaos-seeder")}, extra...)...)
+	if err != nil {
+		return fmt.Errorf("nudge partition %d: %w", partition, err)
+	}
+	defer cl.Close()
+	if err := cl.ProduceSync(ctx, NudgeRecord(partition, k)).FirstErr(); err != nil {
+		return fmt.Errorf("nudge partition %d: %w", partition, err)
+	}
+	return nil
+}
+
 // SeederClient is the client input records are written with: to topic,
 // round-robin over its partitions.
 func SeederClient(bootstrap []string, topic string, extra ...kgo.Opt) (*kgo.Client, error) {
