@@ -49,6 +49,11 @@ func judgeCell(cell *result.Cell, obs ctp.Observation, s scenarios.Scenario) {
 	if !cell.Fault.Fired {
 		cell.Verdict = verdict.Unknown
 		cell.Reason = "the fault " + cell.Fault.Name + " never fired, so the cell tested nothing"
+		if s.Cluster != nil {
+			// A cluster fault waits for part of the input to be done; a
+			// small cell on a fast cluster can drain before it looks.
+			cell.Reason += " (the cell drained before the fault's trigger came: more --records give it time)"
+		}
 		return
 	}
 	notes, missing := scenarios.Show(s.Evidence, obs.History)
