@@ -74,18 +74,8 @@ func (a toxiAPI) releaseKafkaToxic(ctx context.Context, proxy, name string) erro
 // removeToxic releases (a Kafka toxic) and removes a toxic; one that is not
 // there is not an error.
 func (a toxiAPI) removeToxic(ctx context.Context, proxy, name string) error {
-	err := a.releaseKafkaToxic(ctx, proxy, name)
-	if err != nil && !isStatus(err, http.StatusNotFound) {
-		return err
-	}
-	err = a.call(ctx, http.MethodDelete, "/proxies/"+proxy+"/toxics/"+name, nil, http.StatusNoContent, nil)
-	if err != nil && !isStatus(err, http.StatusNotFound) {
-		return fmt.Errorf("remove toxic %s from %s: %w", name, proxy, err)
-	}
-	return nil
+	return a.c.RemoveToxic(ctx, proxy, name, kafkatoxic.ReleaseBody())
 }
-
-func isStatus(err error, status int) bool { return toxiproxyhttp.IsStatus(err, status) }
 
 func (a toxiAPI) call(ctx context.Context, method, path string, body any, want int, out any) error {
 	return a.c.Call(ctx, method, path, body, want, out)
