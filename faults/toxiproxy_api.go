@@ -18,8 +18,9 @@ type toxiAPI struct{ c toxiproxyhttp.Client }
 func newToxiAPI(base string) toxiAPI { return toxiAPI{c: toxiproxyhttp.New(base)} }
 
 // toxiAPIOf returns the API of c's toxiproxy and its links, if c has them
-// (cluster.Links: the docker backend; the embedded backend keeps its proxies
-// in-process without an API).
+// (cluster.Links: the docker backend, and the external one through its hooks
+// file's toxiproxy; the embedded backend keeps its proxies in-process
+// without an API).
 func toxiAPIOf(c cluster.Cluster) (toxiAPI, []cluster.Link, bool) {
 	l, ok := c.(cluster.Links)
 	if !ok || l.ProxyAPI() == "" {
