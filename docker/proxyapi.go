@@ -49,11 +49,7 @@ func (a proxyAPI) setToxic(ctx context.Context, proxy string, t toxicSpec) error
 
 // removeToxic removes a toxic; one that does not exist is not an error.
 func (a proxyAPI) removeToxic(ctx context.Context, proxy, name string) error {
-	err := a.call(ctx, http.MethodDelete, "/proxies/"+proxy+"/toxics/"+name, nil, http.StatusNoContent)
-	if toxiproxyhttp.IsStatus(err, http.StatusNotFound) {
-		return nil
-	}
-	return err
+	return a.c.RemoveToxic(ctx, proxy, name, nil)
 }
 
 // reset enables every proxy and removes every toxic.

@@ -40,10 +40,13 @@ const (
 // needsCase4 is what case 4 needs: a kill -9 that Kafka recovers from, roles
 // to move, links between brokers, and the Kafka toxic on them.
 func needsCase4(c cluster.Cluster) string {
-	if why := needsAll(needsProcesses, needsRoles, needsBrokerLinks, needsKafkaToxic)(c); why != "" {
+	why := needsAll(needsProcesses, needsRoles, needsBrokerLinks, needsKafkaToxic, needsInterBrokerToxic)(c)
+	if _, kills := c.(cluster.Processes); why != "" && !kills {
+		// Said only where it is the point: a backend of real brokers
+		// (external) lacks a hook or a proxy, not Kafka.
 		return "case 4 needs real Kafka (kfake completes a transaction at once: no PREPARE_COMMIT window, no WriteTxnMarkers between brokers to hold): " + why
 	}
-	return ""
+	return why
 }
 
 // coordinatorCrashAfterEndTxn is ORACLE.md case 4. For one worker's
@@ -116,7 +119,7 @@ func coordinatorCrashAfterEndTxn(ctx context.Context, env Env) error {
 		return fmt.Errorf("hold markers of broker %d: no links to other brokers", coord)
 	}
 	slices.Sort(held)
-	h := markerHold{api: api, links: held}
+	h := markerHold{api: api, links: held, cell: env.Topology.Prefix}
 
 	var commit heldCommit
 	for attempt := 1; ; attempt++ {
@@ -191,14 +194,18 @@ var (
 type markerHold struct {
 	api   toxiAPI
 	links []string
+	// cell is the cell's topic prefix, which ends the toxics' names: a
+	// backend that heals after each cell (the external one) tells its
+	// toxics from other cells' by it.
+	cell string
 }
 
-func (markerHold) capture() kafkatoxic.Spec {
-	return kafkatoxic.Spec{Name: "sc-case4-capture", Action: kafkatoxic.ActionCapture, APIKey: writeTxnMarkersKey, CaptureLimit: 8}
+func (h markerHold) capture() kafkatoxic.Spec {
+	return kafkatoxic.Spec{Name: "sc-case4-capture-" + h.cell, Action: kafkatoxic.ActionCapture, APIKey: writeTxnMarkersKey, CaptureLimit: 8}
 }
 
-func (markerHold) hold() kafkatoxic.Spec {
-	return kafkatoxic.Spec{Name: "sc-case4-hold", Action: kafkatoxic.ActionHold, APIKey: writeTxnMarkersKey}
+func (h markerHold) hold() kafkatoxic.Spec {
+	return kafkatoxic.Spec{Name: "sc-case4-hold-" + h.cell, Action: kafkatoxic.ActionHold, APIKey: writeTxnMarkersKey}
 }
 
 func (h markerHold) set(ctx context.Context) error {

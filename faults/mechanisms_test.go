@@ -2,6 +2,7 @@ package faults
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -80,8 +81,40 @@ func (*full) Disconnect(context.Context, cluster.NodeID, cluster.NodeID) error {
 	return nil
 }
 func (*full) ProxyAPI() string { return "http://127.0.0.1:1" }
-func (*full) Links() []cluster.Link {
-	return []cluster.Link{{Name: "client-1", Kind: cluster.LinkClient, To: 1}}
+
+// Links: the docker layout's, for brokers 1 to 3.
+func (f *full) Links() []cluster.Link {
+	var ls []cluster.Link
+	for _, to := range f.Nodes() {
+		ls = append(ls, cluster.Link{Name: fmt.Sprintf("client-%d", to), Kind: cluster.LinkClient, To: to})
+		for _, from := range f.Nodes() {
+			ls = append(ls, cluster.Link{Name: fmt.Sprintf("internal-%d-%d", from, to), Kind: cluster.LinkInternal, From: from, To: to})
+		}
+	}
+	return ls
+}
+
+// clientLinksOnly is a backend whose toxiproxy has the client links and no
+// link between brokers (an external toxiproxy in front of the clients only).
+type clientLinksOnly struct{ full }
+
+func (*clientLinksOnly) Links() []cluster.Link {
+	return []cluster.Link{{Name: "client-1", Kind: cluster.LinkClient, To: 1}, {Name: "client-2", Kind: cluster.LinkClient, To: 2},
+		{Name: "client-3", Kind: cluster.LinkClient, To: 3}}
+}
+
+// TestCase4NeedsTheLinksBetweenBrokers: late-endtxn acts on client links
+// and runs with a toxiproxy that has only those; case 4 holds markers
+// between brokers, and is N/A naming the proxy it lacks.
+func TestCase4NeedsTheLinksBetweenBrokers(t *testing.T) {
+	c := &clientLinksOnly{}
+	if why := LateEndTxn.Needs(c); why != "" {
+		t.Errorf("late-endtxn: N/A %q", why)
+	}
+	why := CoordinatorCrashAfterEndTxn.Needs(c)
+	if !strings.Contains(why, "internal-1-2") || !strings.Contains(why, "http://127.0.0.1:1") {
+		t.Errorf("case 4's reason does not name the missing proxy and the toxiproxy: %q", why)
+	}
 }
 
 // mechanisms is every cluster fault, by the name its scenario has.

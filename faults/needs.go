@@ -2,6 +2,8 @@ package faults
 
 import (
 	"context"
+	"fmt"
+	"slices"
 
 	"github.com/sharechaos/sharechaos/internal/cluster"
 )
@@ -78,6 +80,28 @@ func needsKafkaToxic(c cluster.Cluster) string {
 	}
 	if _, _, ok := toxiAPIOf(c); !ok {
 		return "needs the Kafka-protocol toxic on the cluster's links through toxiproxy's HTTP API: this backend's proxies offer none (the embedded backend keeps them in-process)"
+	}
+	return ""
+}
+
+// needsInterBrokerToxic: the fault acts with the Kafka toxic on what one
+// broker sends another (case 4 holds WriteTxnMarkers on every link from
+// the coordinator's broker), so every such link must be a proxy of the
+// toxiproxy; a toxiproxy with client proxies only cannot.
+func needsInterBrokerToxic(c cluster.Cluster) string {
+	_, ls, ok := toxiAPIOf(c)
+	if !ok {
+		return needsKafkaToxic(c)
+	}
+	for _, from := range c.Nodes() {
+		for _, to := range c.Nodes() {
+			if from != to && !slices.ContainsFunc(ls, func(l cluster.Link) bool {
+				return l.Kind == cluster.LinkInternal && l.From == from && l.To == to
+			}) {
+				return fmt.Sprintf("needs the Kafka toxic on the links between brokers: the toxiproxy at %s has no proxy for broker %d's link to broker %d (internal-%d-%d)",
+					c.(cluster.Links).ProxyAPI(), from, to, from, to)
+			}
+		}
 	}
 	return ""
 }

@@ -18,8 +18,9 @@ type toxiAPI struct{ c toxiproxyhttp.Client }
 func newToxiAPI(base string) toxiAPI { return toxiAPI{c: toxiproxyhttp.New(base)} }
 
 // toxiAPIOf returns the API of c's toxiproxy and its links, if c has them
-// (cluster.Links: the docker backend; the embedded backend keeps its proxies
-// in-process without an API).
+// (cluster.Links: the docker backend, and the external one through its hooks
+// file's toxiproxy; the embedded backend keeps its proxies in-process
+// without an API).
 func toxiAPIOf(c cluster.Cluster) (toxiAPI, []cluster.Link, bool) {
 	l, ok := c.(cluster.Links)
 	if !ok || l.ProxyAPI() == "" {
@@ -74,18 +75,8 @@ func (a toxiAPI) releaseKafkaToxic(ctx context.Context, proxy, name string) erro
 // removeToxic releases (a Kafka toxic) and removes a toxic; one that is not
 // there is not an error.
 func (a toxiAPI) removeToxic(ctx context.Context, proxy, name string) error {
-	err := a.releaseKafkaToxic(ctx, proxy, name)
-	if err != nil && !isStatus(err, http.StatusNotFound) {
-		return err
-	}
-	err = a.call(ctx, http.MethodDelete, "/proxies/"+proxy+"/toxics/"+name, nil, http.StatusNoContent, nil)
-	if err != nil && !isStatus(err, http.StatusNotFound) {
-		return fmt.Errorf("remove toxic %s from %s: %w", name, proxy, err)
-	}
-	return nil
+	return a.c.RemoveToxic(ctx, proxy, name, kafkatoxic.ReleaseBody())
 }
-
-func isStatus(err error, status int) bool { return toxiproxyhttp.IsStatus(err, status) }
 
 func (a toxiAPI) call(ctx context.Context, method, path string, body any, want int, out any) error {
 	return a.c.Call(ctx, method, path, body, want, out)

@@ -21,7 +21,7 @@ import (
 func (r *cellRun) cleanUp(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
 	defer cancel()
-	if err := harness.HealCluster(cctx, r.c); err != nil {
+	if err := harness.HealCluster(cctx, r.c, r.topo.Prefix); err != nil {
 		r.o.Log.Error("heal after cell", "cell", r.plan.name(), "err", err)
 		if r.cleanupErr == nil {
 			r.cleanupErr = err

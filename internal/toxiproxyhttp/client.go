@@ -1,5 +1,6 @@
-// Package toxiproxyhttp speaks toxiproxy's HTTP API for the docker backend and
-// the faults that act on its links. toxiproxy's own Go client takes no context,
+// Package toxiproxyhttp speaks toxiproxy's HTTP API for the docker backend,
+// the external backend (a hooks file's toxiproxy) and the faults that act on
+// their links. toxiproxy's own Go client takes no context,
 // and in 2.12.0 some calls can hang (removing a toxic while a connection is
 // blocked): every call here is bounded by its context and by CallTimeout.
 package toxiproxyhttp
@@ -80,6 +81,53 @@ func (c Client) Call(ctx context.Context, method, path string, body any, want in
 		if err := json.Unmarshal(msg, out); err != nil {
 			return fmt.Errorf("decode toxiproxy %s %s: %w", method, path, err)
 		}
+	}
+	return nil
+}
+
+// Proxy is one proxy as GET /proxies shows it, with the toxics on it.
+type Proxy struct {
+	Name     string  `json:"name"`
+	Listen   string  `json:"listen"`
+	Upstream string  `json:"upstream"`
+	Enabled  bool    `json:"enabled"`
+	Toxics   []Toxic `json:"toxics"`
+}
+
+// Toxic is one toxic of a Proxy, without its attributes.
+type Toxic struct {
+	Name   string `json:"name"`
+	Type   string `json:"type"`
+	Stream string `json:"stream"`
+}
+
+// Proxies lists every proxy of the server by name.
+func (c Client) Proxies(ctx context.Context) (map[string]Proxy, error) {
+	var ps map[string]Proxy
+	if err := c.Call(ctx, http.MethodGet, "/proxies", nil, http.StatusOK, &ps); err != nil {
+		return nil, fmt.Errorf("list toxiproxy proxies: %w", err)
+	}
+	return ps, nil
+}
+
+// RemoveToxic removes a toxic from a proxy; one that is not there is not an
+// error. With release not nil it first sends release as the toxic's update
+// (PATCH): a Kafka toxic that holds frames lets go of them that way, and
+// removing one that still holds can hang.
+func (c Client) RemoveToxic(ctx context.Context, proxy, name string, release any) error {
+	path := "/proxies/" + proxy + "/toxics/" + name
+	if release != nil {
+		err := c.Call(ctx, http.MethodPatch, path, release, http.StatusOK, nil)
+		if IsStatus(err, http.StatusNotFound) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("release toxic %s on %s: %w", name, proxy, err)
+		}
+	}
+	err := c.Call(ctx, http.MethodDelete, path, nil, http.StatusNoContent, nil)
+	if err != nil && !IsStatus(err, http.StatusNotFound) {
+		return fmt.Errorf("remove toxic %s from %s: %w", name, proxy, err)
 	}
 	return nil
 }

@@ -84,13 +84,15 @@ func startExternal(ctx context.Context, o StartOptions) (cluster.Cluster, error)
 	return c, nil
 }
 
-// HealCluster undoes what a cell's faults left (the external backend's
-// kills, pauses and cut links); backends whose faults heal themselves have
-// nothing to do.
-func HealCluster(ctx context.Context, c cluster.Cluster) error {
-	h, ok := c.(interface{ HealEverything(context.Context) error })
+// HealCluster undoes what the faults of the cell whose topics start with
+// prefix left (the external backend's kills, pauses, cut links and Kafka
+// toxics); backends whose faults heal themselves have nothing to do.
+func HealCluster(ctx context.Context, c cluster.Cluster, prefix string) error {
+	h, ok := c.(interface {
+		HealCell(ctx context.Context, prefix string) error
+	})
 	if !ok {
 		return nil
 	}
-	return h.HealEverything(ctx)
+	return h.HealCell(ctx, prefix)
 }

@@ -59,6 +59,9 @@ type Cluster struct {
 	killed     map[cluster.NodeID]bool
 	paused     map[cluster.NodeID]bool
 	linksDirty bool
+
+	// The hooks file's toxiproxy, read the first time a fault asks.
+	toxi toxiLinks
 }
 
 var (
@@ -66,6 +69,7 @@ var (
 	_ cluster.Clients = (*Cluster)(nil)
 	_ cluster.Capable = (*Cluster)(nil)
 	_ cluster.Roles   = (*Cluster)(nil)
+	_ cluster.Links   = (*Cluster)(nil)
 )
 
 // Start reaches the cluster and reads its brokers. An unreachable bootstrap
@@ -169,10 +173,7 @@ func (c *Cluster) Lacks(cap cluster.Capability) string {
 	case cluster.CapBrokerLinks:
 		return missing("cutting links between brokers needs disconnect and heal hooks", HookDisconnect, HookHeal)
 	case cluster.CapKafkaToxic:
-		if h != nil && h.Toxiproxy != "" {
-			return ""
-		}
-		return "the Kafka-protocol toxic needs a toxiproxy in the clients' path: " + file + " names no toxiproxy: API address"
+		return c.kafkaToxicLacks()
 	}
 	return ""
 }
@@ -308,19 +309,21 @@ func (c *Cluster) HealAll(ctx context.Context) error {
 	return nil
 }
 
-// ProxyAPI is the hooks file's toxiproxy address ("" without one), for the
-// Kafka-protocol toxic.
-func (c *Cluster) ProxyAPI() string {
-	if c.o.Hooks == nil {
-		return ""
-	}
-	return c.o.Hooks.Toxiproxy
+// HealEverything removes every Kafka toxic a fault left, starts every
+// broker a fault killed, resumes every paused one and heals the links a
+// fault touched: run at Close, so a run leaves the cluster as it found it.
+func (c *Cluster) HealEverything(ctx context.Context) error {
+	return c.heal(ctx, anyToxic)
 }
 
-// HealEverything starts every broker a fault killed, resumes every paused
-// one and heals the links a fault touched: run at the end of every cell and
-// at Close, so a run leaves the cluster as it found it.
-func (c *Cluster) HealEverything(ctx context.Context) error {
+// HealCell is HealEverything at the end of one cell, whose topics start
+// with prefix: of the Kafka toxics it removes only that cell's, since other
+// cells beside it (late-endtxn runs in the pool) may be using theirs.
+func (c *Cluster) HealCell(ctx context.Context, prefix string) error {
+	return c.heal(ctx, ofCell(prefix))
+}
+
+func (c *Cluster) heal(ctx context.Context, toxics func(name string) bool) error {
 	c.mu.Lock()
 	var killed, paused []cluster.NodeID
 	for n, k := range c.killed {
@@ -335,7 +338,9 @@ func (c *Cluster) HealEverything(ctx context.Context) error {
 	}
 	dirty := c.linksDirty
 	c.mu.Unlock()
-	var errs []error
+	// The toxics first: a hold left on a link would hold the restarted
+	// brokers' requests too.
+	errs := []error{c.removeKafkaToxics(ctx, toxics)}
 	for _, n := range paused {
 		errs = append(errs, c.Resume(ctx, n))
 	}

@@ -73,6 +73,7 @@ type Hooks struct {
 	// Toxiproxy is the HTTP API of a toxiproxy in the clients' path whose
 	// proxies follow the docker layout's names (client-N, internal-A-B,
 	// controller-A-B), for the Kafka-protocol toxic; "" when there is none.
+	// The Cluster checks it before the first fault that needs it (links.go).
 	Toxiproxy string
 	// Hooks by name; a capability without its hooks is N/A.
 	Hooks map[HookName]Hook
