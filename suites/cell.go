@@ -40,6 +40,9 @@ type cellPlan struct {
 	// share is the injection this cell shares with the other cells of its
 	// row (fault_share.go); nil when the cell injects its own fault.
 	share *faultShare
+	// beforeFault, when set, is waited for before the cell's own cluster
+	// fault acts (schedule.go: the deletions of the cells before).
+	beforeFault func()
 }
 
 func (p cellPlan) name() string { return p.scenario.Name }
@@ -247,6 +250,9 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 		faultWG.Add(1)
 		go func() {
 			defer faultWG.Done()
+			if r.plan.beforeFault != nil {
+				r.plan.beforeFault()
+			}
 			env := faults.Env{Name: r.plan.name(), Cluster: r.c, Topology: r.topo, Rand: r.rng, Workers: o.Workers,
 				Fired:    r.faultEvent,
 				Progress: func(ctx context.Context) (int64, int64) { return r.progress(ctx, admin) }}

@@ -51,7 +51,14 @@ type faultShare struct {
 
 	aligned  chan struct{}
 	alignErr error
-	done     chan struct{}
+	// gate, when set, is waited for before the fault acts (the cells
+	// before this row are done reading back, their deletions are done:
+	// schedule.go); the cells' setup does not wait for it.
+	gate func()
+	// drained is closed once every cell drained (or exited).
+	drained       chan struct{}
+	drainedClosed bool
+	done          chan struct{}
 	report   faults.Report
 	err      error
 }
@@ -69,7 +76,7 @@ const (
 func newFaultShare(s scenarios.Scenario, c cluster.Cluster, workers int, seed int64, n int) *faultShare {
 	return &faultShare{scenario: s, cluster: c, workers: workers, seed: uint64(seed), n: n,
 		exited: map[*cellRun]bool{}, step: map[*cellRun]shareStep{},
-		aligned: make(chan struct{}), done: make(chan struct{})}
+		aligned: make(chan struct{}), drained: make(chan struct{}), done: make(chan struct{})}
 }
 
 // join registers r and waits until every cell joined and Align ran. The
@@ -153,9 +160,25 @@ func (f *faultShare) afterStep(ctx context.Context) {
 		f.injected = true
 		f.startInjection(ctx)
 	}
+	if f.nDrained == f.n && !f.drainedClosed {
+		f.drainedClosed = true
+		close(f.drained)
+	}
 	if f.nDrained == f.n && f.cancel != nil {
 		f.cancel()
 	}
+}
+
+// healedAndDrained is closed once the injection healed and every cell
+// drained: from then on the row's cells only tear down and read back.
+func (f *faultShare) healedAndDrained() <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		<-f.drained
+		<-f.done
+		close(ch)
+	}()
+	return ch
 }
 
 // env is the fault's Env aimed at the first member, serving the others.
@@ -214,6 +237,9 @@ func (f *faultShare) startInjection(ctx context.Context) {
 	go func() {
 		defer close(f.done)
 		defer cancel()
+		if f.gate != nil {
+			f.gate()
+		}
 		rep, err := f.injections(ictx, f.scenario.Cluster.Triggered(), env)
 		f.report = rep
 		if err != nil && ictx.Err() == nil {

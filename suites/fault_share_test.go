@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -186,4 +187,79 @@ func byName(name string, ss ...scenarios.Scenario) scenarios.Scenario {
 		}
 	}
 	return scenarios.Scenario{}
+}
+
+// TestRunPlansRowsOverlapOutsideTheirFaults: the next row's cells start
+// once the row before healed and drained, so their setup overlaps its
+// teardown; the next row's fault acts only after every cell of the row
+// before finished and settle returned.
+func TestRunPlansRowsOverlapOutsideTheirFaults(t *testing.T) {
+	var mu sync.Mutex
+	acted := map[string]time.Time{}
+	finished := map[string][]time.Time{}
+	started := map[string][]time.Time{}
+	var settled []time.Time
+	row := func(name string) scenarios.Scenario {
+		return scenarios.Scenario{Name: name, Cluster: &scenarios.ClusterFault{Mechanism: faults.Mechanism{Scope: faults.ScopeShared,
+			Act: func(ctx context.Context, env faults.Env) error {
+				mu.Lock()
+				acted[name] = time.Now()
+				mu.Unlock()
+				time.Sleep(20 * time.Millisecond)
+				return nil
+			}}}}
+	}
+	a, b := row("row-a"), row("row-b")
+	var plans []cellPlan
+	for _, s := range []scenarios.Scenario{a, b} {
+		for _, m := range []ctp.AckMode{ctp.Transactional, ctp.Explicit, ctp.Implicit} {
+			plans = append(plans, cellPlan{index: len(plans), scenario: s, mode: m, repeat: 1})
+		}
+	}
+	run := func(p cellPlan) {
+		ctx := context.Background()
+		m := shareMember(t, p.index, p.scenario.Name+string(p.mode))
+		mu.Lock()
+		started[p.scenario.Name] = append(started[p.scenario.Name], time.Now())
+		mu.Unlock()
+		defer p.share.exit(ctx, m)
+		if err := p.share.join(ctx, m); err != nil {
+			t.Error(err)
+			return
+		}
+		p.share.running(ctx, m)
+		if _, err := p.share.drainedAndWait(ctx, m); err != nil {
+			t.Error(err)
+		}
+		p.share.exit(ctx, m)
+		time.Sleep(100 * time.Millisecond) // teardown and read-back
+		mu.Lock()
+		finished[p.scenario.Name] = append(finished[p.scenario.Name], time.Now())
+		mu.Unlock()
+	}
+	share := func(row []cellPlan) *faultShare { return newFaultShare(row[0].scenario, nil, 1, row[0].seed, len(row)) }
+	settle := func() {
+		mu.Lock()
+		settled = append(settled, time.Now())
+		mu.Unlock()
+	}
+	runPlans(context.Background(), 4, plans, share, settle, run)
+
+	lastA := slices.MaxFunc(finished["row-a"], time.Time.Compare)
+	firstB := slices.MinFunc(started["row-b"], time.Time.Compare)
+	if len(finished["row-a"]) != 3 || len(finished["row-b"]) != 3 {
+		t.Fatalf("finished: %v", finished)
+	}
+	if !acted["row-b"].After(lastA) {
+		t.Errorf("row-b's fault acted at %v, before row-a's last cell finished at %v", acted["row-b"], lastA)
+	}
+	if !firstB.Before(lastA) {
+		t.Errorf("row-b's cells started at %v, only after row-a's finished at %v: no overlap of setup and teardown", firstB, lastA)
+	}
+	if !firstB.After(acted["row-a"]) {
+		t.Errorf("row-b's cells started at %v, before row-a's fault acted at %v", firstB, acted["row-a"])
+	}
+	if len(settled) != 2 || !acted["row-b"].After(settled[1]) {
+		t.Errorf("settle ran at %v; row-b acted at %v: want settle before each row's fault", settled, acted["row-b"])
+	}
 }

@@ -40,13 +40,28 @@ func placementOf(p cellPlan) placement {
 // group and transactional ids, so cells whose faults stay inside their own
 // workers cannot disturb each other and share the cluster, up to parallel
 // at once; a cell whose fault acts on the cluster runs alone, and a shared
-// cluster fault runs once for all the cells of its row together. workers
-// makes the one injection of a row; settle waits for what the cells before
-// left running (their deletions), so a cluster fault never meets it.
+// cluster fault runs once for all the cells of its row together.
+//
+// A row's cells start as soon as the row before has healed and drained: their
+// setup (topics, seeding, Align) overlaps the earlier cells' teardown and
+// read-back, while the row's fault itself waits for those cells to finish
+// and for settle (their background deletions), so a fault never meets an
+// earlier cell's read-back or deletion. share makes the one injection of a
+// row.
 func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(rowOf []cellPlan) *faultShare, settle func(), run func(cellPlan)) {
 	plans = poolFirst(plans)
 	slots := make(chan struct{}, max(1, parallel))
 	var wg sync.WaitGroup
+	// The cluster-fault cells that started last, and when they will only
+	// tear down and read back.
+	var lastCells *sync.WaitGroup
+	var lastHealed <-chan struct{}
+	waitLast := func() {
+		if lastCells != nil {
+			lastCells.Wait()
+			lastCells, lastHealed = nil, nil
+		}
+	}
 	for i := 0; i < len(plans); i++ {
 		p := plans[i]
 		if ctx.Err() != nil {
@@ -55,7 +70,8 @@ func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(ro
 		switch placementOf(p) {
 		case alone:
 			wg.Wait()
-			settle()
+			waitLast()
+			p.beforeFault = settle
 			run(p)
 			continue
 		case withItsRow:
@@ -65,9 +81,18 @@ func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(ro
 				row = append(row, plans[i])
 			}
 			wg.Wait()
-			settle()
+			if lastHealed != nil {
+				<-lastHealed
+			}
+			before := lastCells
 			f := share(row)
-			var rowWG sync.WaitGroup
+			f.gate = func() {
+				if before != nil {
+					before.Wait()
+				}
+				settle()
+			}
+			rowWG := &sync.WaitGroup{}
 			for _, q := range row {
 				q.share = f
 				rowWG.Add(1)
@@ -76,9 +101,10 @@ func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(ro
 					run(q)
 				}()
 			}
-			rowWG.Wait()
+			lastCells, lastHealed = rowWG, f.healedAndDrained()
 			continue
 		}
+		waitLast()
 		slots <- struct{}{}
 		wg.Add(1)
 		go func() {
@@ -90,6 +116,7 @@ func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(ro
 		}()
 	}
 	wg.Wait()
+	waitLast()
 }
 
 // poolFirst orders the plans that run beside others before those that run
