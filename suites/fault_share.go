@@ -59,8 +59,8 @@ type faultShare struct {
 	drained       chan struct{}
 	drainedClosed bool
 	done          chan struct{}
-	report   faults.Report
-	err      error
+	report        faults.Report
+	err           error
 }
 
 // shareStep is how far one cell got.
