@@ -21,11 +21,15 @@ import (
 	"github.com/sharechaos/sharechaos/internal/cluster"
 )
 
-// startCluster starts a real cluster for a test, or skips the test when no
-// Docker engine answers or the images are missing. Cleanup closes it and
-// checks that nothing of the run is left.
+// startCluster starts a real cluster for a test, or skips the test under
+// -short (as dockertest.Start does) or when no Docker engine answers or the
+// images are missing. Cleanup closes it and checks that nothing of the run
+// is left.
 func startCluster(t *testing.T, opts Options) *Cluster {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: no real Kafka cluster")
+	}
 	ctx := context.Background()
 	if ok, why := Available(ctx); !ok {
 		t.Skipf("docker backend unavailable: %s", why)
