@@ -40,9 +40,6 @@ type cellPlan struct {
 	// share is the injection this cell shares with the other cells of its
 	// row (fault_share.go); nil when the cell injects its own fault.
 	share *faultShare
-	// beforeFault, when set, is waited for before the cell's own cluster
-	// fault acts (schedule.go: the deletions of the cells before).
-	beforeFault func()
 }
 
 func (p cellPlan) name() string { return p.scenario.Name }
@@ -250,12 +247,11 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 		faultWG.Add(1)
 		go func() {
 			defer faultWG.Done()
-			if r.plan.beforeFault != nil {
-				r.plan.beforeFault()
-			}
 			env := faults.Env{Name: r.plan.name(), Cluster: r.c, Topology: r.topo, Rand: r.rng, Workers: o.Workers,
-				Fired:    r.faultEvent,
-				Progress: func(ctx context.Context) (int64, int64) { return r.progress(ctx, admin) }}
+				Fired: r.faultEvent,
+				// The drain's own reads: a fault that waits for load adds no
+				// requests of its own to the brokers.
+				Progress: func(context.Context) (int64, int64) { return r.lastProgress() }}
 			rep, err := r.injections(faultCtx, cf.Triggered(), env)
 			r.report = &rep
 			if err != nil && faultCtx.Err() == nil {
@@ -393,6 +389,13 @@ func (r *cellRun) shareState(ctx context.Context, admin *kgo.Client) (done, tota
 	return done, total, start, end, true
 }
 
+// drainTick is how often the drain reads the share group's progress. Each
+// read is a DescribeShareGroupOffsets, which the group coordinator answers
+// by asking the share coordinators for every partition: on two cores, a
+// pool of cells reading twice a second spent a noticeable part of the
+// brokers' CPU on it.
+const drainTick = time.Second
+
 // drain waits until the share group is done with every input record, the
 // drain times out, the workers cannot be kept running, or ctx ends.
 func (r *cellRun) drain(ctx context.Context, admin *kgo.Client, ws *workerSet) (bool, error) {
@@ -400,7 +403,7 @@ func (r *cellRun) drain(ctx context.Context, admin *kgo.Client, ws *workerSet) (
 		return false, err
 	}
 	deadline := time.Now().Add(r.o.DrainTimeout)
-	tick := time.NewTicker(500 * time.Millisecond)
+	tick := time.NewTicker(drainTick)
 	defer tick.Stop()
 	stall := newStallWatch(r.o.Lock)
 	for {

@@ -2,6 +2,7 @@ package suites
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
@@ -123,12 +124,29 @@ func TestFaultShareCellThatStopsEarly(t *testing.T) {
 }
 
 // TestRunPlansPlacement: worker faults and cell-scoped faults share the
-// pool; a cluster fault runs alone; a shared fault's row runs together
-// under one share, and nothing else runs beside either.
+// pool and run before anything else; a shared fault's row runs together
+// under one share; an alone cell is a row of one; and while any cluster
+// fault acts, no cell of another row runs.
 func TestRunPlansPlacement(t *testing.T) {
+	var mu sync.Mutex
+	running := map[string]int{} // cells running, by scenario
+	var bad []string
+	acting := func(name string) func(context.Context, faults.Env) error {
+		return func(context.Context, faults.Env) error {
+			mu.Lock()
+			for other, n := range running {
+				if n > 0 && other != name {
+					bad = append(bad, name+"'s fault acted while "+other+" ran")
+				}
+			}
+			mu.Unlock()
+			time.Sleep(10 * time.Millisecond)
+			return nil
+		}
+	}
 	worker := scenarios.Scenario{Name: "w", Worker: &scenarios.WorkerFault{}}
-	solo := scenarios.Scenario{Name: "solo", Cluster: &scenarios.ClusterFault{}}
-	shared := scenarios.Scenario{Name: "shared", Cluster: &scenarios.ClusterFault{Mechanism: faults.Mechanism{Scope: faults.ScopeShared}}}
+	solo := scenarios.Scenario{Name: "solo", Cluster: &scenarios.ClusterFault{Mechanism: faults.Mechanism{Act: acting("solo")}}}
+	shared := scenarios.Scenario{Name: "shared", Cluster: &scenarios.ClusterFault{Mechanism: faults.Mechanism{Scope: faults.ScopeShared, Act: acting("shared")}}}
 	cellScoped := scenarios.Scenario{Name: "cell", Cluster: &scenarios.ClusterFault{Mechanism: faults.Mechanism{Scope: faults.ScopeCell}}}
 	var plans []cellPlan
 	for _, s := range []scenarios.Scenario{worker, cellScoped, shared, solo, worker} {
@@ -136,31 +154,34 @@ func TestRunPlansPlacement(t *testing.T) {
 			plans = append(plans, cellPlan{index: len(plans), scenario: s, mode: m, repeat: 1})
 		}
 	}
-	var mu sync.Mutex
-	running := map[string]int{}
 	shares := map[*faultShare]int{}
-	var bad []string
 	run := func(p cellPlan) {
 		mu.Lock()
 		running[p.scenario.Name]++
 		for name, n := range running {
-			if n == 0 || name == p.scenario.Name {
-				continue
-			}
-			if placementOf(p) != besideOthers || placementOf(cellPlan{scenario: byName(name, worker, solo, shared, cellScoped)}) != besideOthers {
+			if n > 0 && name != p.scenario.Name && (placementOf(p) == besideOthers) != (name == "w" || name == "cell") {
 				bad = append(bad, p.scenario.Name+" beside "+name)
 			}
 		}
-		if p.scenario.Name == "solo" && running["solo"] > 1 {
-			bad = append(bad, "two solo cells at once")
-		}
 		if p.share != nil {
 			shares[p.share]++
-		} else if p.scenario.Name == "shared" {
-			bad = append(bad, "shared cell without a share")
+		} else if placementOf(p) != besideOthers {
+			bad = append(bad, p.scenario.Name+" cell without a share")
 		}
 		mu.Unlock()
-		time.Sleep(20 * time.Millisecond)
+		if p.share != nil {
+			ctx := context.Background()
+			m := shareMember(t, p.index, fmt.Sprintf("c%d", p.index))
+			if err := p.share.join(ctx, m); err != nil {
+				t.Error(err)
+			}
+			p.share.running(ctx, m)
+			if _, err := p.share.drainedAndWait(ctx, m); err != nil {
+				t.Error(err)
+			}
+			p.share.exit(ctx, m)
+		}
+		time.Sleep(20 * time.Millisecond) // teardown
 		mu.Lock()
 		running[p.scenario.Name]--
 		mu.Unlock()
@@ -170,12 +191,13 @@ func TestRunPlansPlacement(t *testing.T) {
 	if len(bad) > 0 {
 		t.Fatalf("placement broken: %v", bad)
 	}
-	if len(shares) != 1 {
-		t.Fatalf("the shared row ran under %d shares, want 1", len(shares))
+	// One share for the shared row, one for each alone cell.
+	if len(shares) != 4 {
+		t.Fatalf("%d shares, want 4 (the shared row, three alone cells)", len(shares))
 	}
-	for _, n := range shares {
-		if n != 3 {
-			t.Fatalf("the share served %d cells, want the row's 3", n)
+	for f, n := range shares {
+		if want := map[string]int{"shared": 3, "solo": 1}[f.scenario.Name]; n != want {
+			t.Fatalf("the %s share served %d cells, want %d", f.scenario.Name, n, want)
 		}
 	}
 }

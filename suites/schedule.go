@@ -42,12 +42,12 @@ func placementOf(p cellPlan) placement {
 // at once; a cell whose fault acts on the cluster runs alone, and a shared
 // cluster fault runs once for all the cells of its row together.
 //
-// A row's cells start as soon as the row before has healed and drained: their
-// setup (topics, seeding, Align) overlaps the earlier cells' teardown and
-// read-back, while the row's fault itself waits for those cells to finish
-// and for settle (their background deletions), so a fault never meets an
-// earlier cell's read-back or deletion. share makes the one injection of a
-// row.
+// A row's cells (an alone cell is a row of one) start as soon as the row
+// before has healed and drained: their setup (topics, seeding, Align)
+// overlaps the earlier cells' teardown and read-back, while the row's fault
+// itself waits for those cells to finish and for settle (their background
+// deletions), so a fault never meets an earlier cell's read-back or
+// deletion. share makes the one injection of a row.
 func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(rowOf []cellPlan) *faultShare, settle func(), run func(cellPlan)) {
 	plans = poolFirst(plans)
 	slots := make(chan struct{}, max(1, parallel))
@@ -67,16 +67,11 @@ func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(ro
 		if ctx.Err() != nil {
 			break
 		}
-		switch placementOf(p) {
-		case alone:
-			wg.Wait()
-			waitLast()
-			p.beforeFault = settle
-			run(p)
-			continue
-		case withItsRow:
+		if placement := placementOf(p); placement != besideOthers {
+			// An alone cell is a row of one: the same injection, the same
+			// overlap of its setup with the teardown before.
 			row := []cellPlan{p}
-			for i+1 < len(plans) && plans[i+1].scenario.Name == p.scenario.Name && plans[i+1].repeat == p.repeat {
+			for placement == withItsRow && i+1 < len(plans) && plans[i+1].scenario.Name == p.scenario.Name && plans[i+1].repeat == p.repeat {
 				i++
 				row = append(row, plans[i])
 			}
