@@ -51,10 +51,15 @@ type faultShare struct {
 
 	aligned  chan struct{}
 	alignErr error
-	// gate, when set, is waited for before the fault acts (the cells
-	// before this row are done reading back, their deletions are done:
-	// schedule.go); the cells' setup does not wait for it.
-	gate func()
+	// gate, when set, is waited for before any cell starts its workers
+	// (the cells before this row are done reading back, their deletions
+	// are done: schedule.go); topic setup, seeding and Align do not wait
+	// for it. Waiting before the load, not only before the fault, keeps a
+	// fault's place in the load what it is when the row runs by itself (a
+	// case-4 cell whose fault waited while its load ran drained first).
+	gate     func()
+	gateOnce sync.Once
+	opened   chan struct{}
 	// drained is closed once every cell drained (or exited).
 	drained       chan struct{}
 	drainedClosed bool
@@ -76,10 +81,11 @@ const (
 func newFaultShare(s scenarios.Scenario, c cluster.Cluster, workers int, seed int64, n int) *faultShare {
 	return &faultShare{scenario: s, cluster: c, workers: workers, seed: uint64(seed), n: n,
 		exited: map[*cellRun]bool{}, step: map[*cellRun]shareStep{},
-		aligned: make(chan struct{}), drained: make(chan struct{}), done: make(chan struct{})}
+		aligned: make(chan struct{}), opened: make(chan struct{}), drained: make(chan struct{}), done: make(chan struct{})}
 }
 
-// join registers r and waits until every cell joined and Align ran. The
+// join registers r and waits until every cell joined, Align ran and the
+// gate opened. The
 // topology of r may have changed (its share group renamed) when it returns.
 func (f *faultShare) join(ctx context.Context, r *cellRun) error {
 	f.mu.Lock()
@@ -90,10 +96,31 @@ func (f *faultShare) join(ctx context.Context, r *cellRun) error {
 	f.mu.Unlock()
 	select {
 	case <-f.aligned:
-		return f.alignErr
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	if f.alignErr != nil {
+		return f.alignErr
+	}
+	select {
+	case <-f.gateOpened():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// gateOpened is closed once the gate returned (at once without a gate).
+func (f *faultShare) gateOpened() <-chan struct{} {
+	f.gateOnce.Do(func() {
+		go func() {
+			if f.gate != nil {
+				f.gate()
+			}
+			close(f.opened)
+		}()
+	})
+	return f.opened
 }
 
 // running says r's workers run.
@@ -237,9 +264,6 @@ func (f *faultShare) startInjection(ctx context.Context) {
 	go func() {
 		defer close(f.done)
 		defer cancel()
-		if f.gate != nil {
-			f.gate()
-		}
 		rep, err := f.injections(ictx, f.scenario.Cluster.Triggered(), env)
 		f.report = rep
 		if err != nil && ictx.Err() == nil {

@@ -44,10 +44,10 @@ func placementOf(p cellPlan) placement {
 //
 // A row's cells (an alone cell is a row of one) start as soon as the row
 // before has healed and drained: their setup (topics, seeding, Align)
-// overlaps the earlier cells' teardown and read-back, while the row's fault
-// itself waits for those cells to finish and for settle (their background
-// deletions), so a fault never meets an earlier cell's read-back or
-// deletion. share makes the one injection of a row.
+// overlaps the earlier cells' teardown and read-back, while the row's load
+// (and so its fault) waits for those cells to finish and for settle (their
+// background deletions), so a fault never meets an earlier cell's read-back
+// or deletion. share makes the one injection of a row.
 func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(rowOf []cellPlan) *faultShare, settle func(), run func(cellPlan)) {
 	plans = poolFirst(plans)
 	slots := make(chan struct{}, max(1, parallel))
