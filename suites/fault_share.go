@@ -85,8 +85,8 @@ func newFaultShare(s scenarios.Scenario, c cluster.Cluster, workers int, seed in
 }
 
 // join registers r and waits until every cell joined, Align ran and the
-// gate opened. The
-// topology of r may have changed (its share group renamed) when it returns.
+// gate opened. The topology of r may have changed (its share group
+// renamed) when it returns.
 func (f *faultShare) join(ctx context.Context, r *cellRun) error {
 	f.mu.Lock()
 	f.members = append(f.members, r)
