@@ -259,6 +259,7 @@ func (c *Cluster) brokerRequest(n int) testcontainers.GenericContainerRequest {
 			Env: map[string]string{
 				"CLUSTER_ID":      c.clusterID,
 				"KAFKA_HEAP_OPTS": c.opts.BrokerHeap,
+				"KAFKA_OPTS":      jitOpts[c.opts.BrokerJIT],
 			},
 			Networks:       []string{c.networks[n-1]},
 			NetworkAliases: map[string][]string{c.networks[n-1]: {brokerAlias(n)}},

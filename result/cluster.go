@@ -17,7 +17,10 @@ type ClusterInfo struct {
 	VersionSource string `json:"kafka_version_source,omitempty"`
 	// Image is the docker image or "kfake" build; Bootstrap the addresses
 	// the clients dialed.
-	Image     string   `json:"image,omitempty"`
+	Image string `json:"image,omitempty"`
+	// JVM is how the suite ran the brokers' JVM (the docker backend's
+	// --broker-jit), "" where it did not start them.
+	JVM       string   `json:"jvm,omitempty"`
 	Bootstrap []string `json:"bootstrap,omitempty"`
 	BrokerIDs []int32  `json:"broker_ids"`
 	Brokers   int      `json:"brokers"`
@@ -54,6 +57,9 @@ func (c *ClusterInfo) Rows() [][2]string {
 	rows := [][2]string{{"kafka version", v}}
 	if c.Image != "" {
 		rows = append(rows, [2]string{"kafka image", c.Image})
+	}
+	if c.JVM != "" {
+		rows = append(rows, [2]string{"broker jvm", c.JVM})
 	}
 	if len(c.Bootstrap) > 0 {
 		rows = append(rows, [2]string{"bootstrap", strings.Join(c.Bootstrap, ",")})

@@ -48,7 +48,7 @@ func Run(ctx context.Context, opts Options) (result.Result, error) {
 	fmt.Fprintf(o.Progress, "sharechaos run: seed %d, backend %s (%s), run directory %s\n", o.Seed, b.Name, b.Why, o.Out)
 	res.Command = replayLine(o.Command, b.Name, o.Seed)
 	so, brokerNote, err := harness.StartOptionsFor(o.Common, b, harness.StartOptions{Brokers: o.Brokers, RunID: runID, Dir: o.Out, Lock: o.Lock,
-		TxnMaxTimeout: o.longestTxnTimeout(), Log: o.Log, External: o.External, KafkaImage: o.KafkaImage})
+		TxnMaxTimeout: o.longestTxnTimeout(), Log: o.Log, External: o.External, KafkaImage: o.KafkaImage, BrokerJIT: o.BrokerJIT})
 	if err != nil {
 		if created {
 			_ = os.RemoveAll(o.Out)

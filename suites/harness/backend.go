@@ -33,6 +33,7 @@ type StartOptions struct {
 	// --kafka-image.
 	External   ExternalFlags
 	KafkaImage string
+	BrokerJIT  string
 	// Reference is the embedded backend's reference broker (zero: stock
 	// kfake); see Common.ChooseEmbeddedBroker.
 	Reference embedded.Reference
@@ -111,7 +112,7 @@ func StartBackend(ctx context.Context, ch Choice, o StartOptions) (cluster.Clust
 }
 
 func startDocker(ctx context.Context, o StartOptions) (cluster.Cluster, error) {
-	c, err := docker.Start(ctx, docker.Options{Brokers: o.Brokers, RunID: "sc-" + o.RunID, KafkaImage: o.KafkaImage,
+	c, err := docker.Start(ctx, docker.Options{Brokers: o.Brokers, RunID: "sc-" + o.RunID, KafkaImage: o.KafkaImage, BrokerJIT: o.BrokerJIT,
 		LogDir: filepath.Join(o.Dir, "broker-logs"), Logger: o.Log})
 	if c == nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"github.com/sharechaos/sharechaos/docker"
 	flag "github.com/spf13/pflag"
 	"io"
 	"log/slog"
@@ -52,6 +53,8 @@ type Common struct {
 	// transactional ids (by default a cell deletes what it created).
 	External   ExternalFlags
 	KafkaImage string
+	// BrokerJIT is the docker backend's broker JIT (docker.JITC1, JITFull).
+	BrokerJIT  string
 	KeepTopics bool
 }
 
@@ -124,6 +127,9 @@ func (c Common) Validate() error {
 	if !slices.Contains(ctp.MemberTagChoices, c.MemberTags) {
 		return Usagef("--kip1289-member-tags %q: want send or omit", c.MemberTags)
 	}
+	if c.BrokerJIT != "" && c.BrokerJIT != docker.JITC1 && c.BrokerJIT != docker.JITFull {
+		return Usagef("--broker-jit %q: want %s or %s", c.BrokerJIT, docker.JITC1, docker.JITFull)
+	}
 	if !slices.Contains(ctp.Consumers, c.Consumer) {
 		return Usagef("--consumer %q: want one of %v", c.Consumer, ctp.Consumers)
 	}
@@ -173,6 +179,7 @@ func (c *Common) Register(fs *flag.FlagSet, lists *CommonLists) {
 	fs.Int64Var(&c.Seed, "seed", 0, "seed of every random choice (default: random, printed; replay a run with its seed)")
 	fs.StringVar(&c.Out, "out", "", "run directory (default: a new folder under ./runs/)")
 	c.External.register(fs)
+	fs.StringVar(&c.BrokerJIT, "broker-jit", docker.JITC1, "docker backend: the brokers' JIT, c1 (short-lived brokers on few cores: fastest) or full (HotSpot's C2 too, for latency figures beside a production JVM's)")
 	fs.StringVar(&c.KafkaImage, "kafka-image", "", "docker backend: the Kafka image to qualify (default $SHARECHAOS_KAFKA_IMAGE, else ours; docker/README.md says what an image must do)")
 	fs.BoolVar(&c.KeepTopics, "keep-topics", false, "keep each cell's topics, share group and transactional ids (default: a cell deletes what it created)")
 }

@@ -62,6 +62,7 @@ func DescribeCluster(ctx context.Context, c cluster.Cluster, common Common) *res
 	switch dc := c.(type) {
 	case *docker.Cluster:
 		info.Image = dc.Options().KafkaImage
+		info.JVM = "JIT " + dc.Options().BrokerJIT + " (--broker-jit), heap " + dc.Options().BrokerHeap
 	default:
 		if c.Name() == embedded.Name {
 			info.Image = "kfake (franz-go's fake cluster, in a child process)"
