@@ -285,3 +285,38 @@ func TestRunPlansRowsOverlapOutsideTheirFaults(t *testing.T) {
 		t.Errorf("settle ran at %v; row-b acted at %v: want settle before each row's fault", settled, acted["row-b"])
 	}
 }
+
+// TestRunPlansWaitsForEveryRow: a row of N/A cells (they exit before
+// joining) finishes at once; runPlans still returns only after the row
+// before it finished its teardown (its deletions must be counted before the
+// run closes the cluster).
+func TestRunPlansWaitsForEveryRow(t *testing.T) {
+	act := faults.Mechanism{Scope: faults.ScopeShared, Act: func(context.Context, faults.Env) error { return nil }}
+	a := scenarios.Scenario{Name: "row-a", Cluster: &scenarios.ClusterFault{Mechanism: act}}
+	b := scenarios.Scenario{Name: "row-b", Cluster: &scenarios.ClusterFault{Mechanism: act}}
+	plans := []cellPlan{{index: 0, scenario: a, repeat: 1}, {index: 1, scenario: b, repeat: 1}}
+	var finishedA atomic.Bool
+	run := func(p cellPlan) {
+		ctx := context.Background()
+		m := shareMember(t, p.index, fmt.Sprintf("c%d", p.index))
+		if p.scenario.Name == "row-b" {
+			p.share.exit(ctx, m) // N/A: never joins
+			return
+		}
+		if err := p.share.join(ctx, m); err != nil {
+			t.Error(err)
+		}
+		p.share.running(ctx, m)
+		if _, err := p.share.drainedAndWait(ctx, m); err != nil {
+			t.Error(err)
+		}
+		p.share.exit(ctx, m)
+		time.Sleep(100 * time.Millisecond) // teardown
+		finishedA.Store(true)
+	}
+	share := func(row []cellPlan) *faultShare { return newFaultShare(row[0].scenario, nil, 1, row[0].seed, len(row)) }
+	runPlans(context.Background(), 4, plans, share, func() {}, run)
+	if !finishedA.Load() {
+		t.Fatal("runPlans returned while row-a's cell was still tearing down")
+	}
+}

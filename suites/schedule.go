@@ -52,14 +52,14 @@ func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(ro
 	plans = poolFirst(plans)
 	slots := make(chan struct{}, max(1, parallel))
 	var wg sync.WaitGroup
-	// The cluster-fault cells that started last, and when they will only
-	// tear down and read back.
-	var lastCells *sync.WaitGroup
-	var lastHealed <-chan struct{}
-	waitLast := func() {
-		if lastCells != nil {
-			lastCells.Wait()
-			lastCells, lastHealed = nil, nil
+	// finished is closed once every cluster-fault cell started so far has
+	// finished (each row's closes after its own cells and the rows' before:
+	// a row of N/A cells finishes at once, the one before may still read
+	// back); healed is closed once the last row healed and drained.
+	var finished, healed <-chan struct{}
+	waitFinished := func() {
+		if finished != nil {
+			<-finished
 		}
 	}
 	for i := 0; i < len(plans); i++ {
@@ -76,14 +76,14 @@ func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(ro
 				row = append(row, plans[i])
 			}
 			wg.Wait()
-			if lastHealed != nil {
-				<-lastHealed
+			if healed != nil {
+				<-healed
 			}
-			before := lastCells
+			before := finished
 			f := share(row)
 			f.gate = func() {
 				if before != nil {
-					before.Wait()
+					<-before
 				}
 				settle()
 			}
@@ -96,10 +96,18 @@ func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(ro
 					run(q)
 				}()
 			}
-			lastCells, lastHealed = rowWG, f.healedAndDrained()
+			done := make(chan struct{})
+			go func() {
+				rowWG.Wait()
+				if before != nil {
+					<-before
+				}
+				close(done)
+			}()
+			finished, healed = done, f.healedAndDrained()
 			continue
 		}
-		waitLast()
+		waitFinished()
 		slots <- struct{}{}
 		wg.Add(1)
 		go func() {
@@ -111,7 +119,7 @@ func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(ro
 		}()
 	}
 	wg.Wait()
-	waitLast()
+	waitFinished()
 }
 
 // poolFirst orders the plans that run beside others before those that run
