@@ -170,16 +170,7 @@ func TestRunPlansPlacement(t *testing.T) {
 		}
 		mu.Unlock()
 		if p.share != nil {
-			ctx := context.Background()
-			m := shareMember(t, p.index, fmt.Sprintf("c%d", p.index))
-			if err := p.share.join(ctx, m); err != nil {
-				t.Error(err)
-			}
-			p.share.running(ctx, m)
-			if _, err := p.share.drainedAndWait(ctx, m); err != nil {
-				t.Error(err)
-			}
-			p.share.exit(ctx, m)
+			walkShare(t, p.share, shareMember(t, p.index, fmt.Sprintf("c%d", p.index)))
 		}
 		time.Sleep(20 * time.Millisecond) // teardown
 		mu.Lock()
@@ -200,6 +191,21 @@ func TestRunPlansPlacement(t *testing.T) {
 			t.Fatalf("the %s share served %d cells, want %d", f.scenario.Name, n, want)
 		}
 	}
+}
+
+// walkShare walks m through the share protocol as runCell does: join,
+// workers running, drained and healed, exit.
+func walkShare(t *testing.T, f *faultShare, m *cellRun) {
+	t.Helper()
+	ctx := context.Background()
+	if err := f.join(ctx, m); err != nil {
+		t.Error(err)
+	}
+	f.running(ctx, m)
+	if _, err := f.drainedAndWait(ctx, m); err != nil {
+		t.Error(err)
+	}
+	f.exit(ctx, m)
 }
 
 func byName(name string, ss ...scenarios.Scenario) scenarios.Scenario {
@@ -239,21 +245,11 @@ func TestRunPlansRowsOverlapOutsideTheirFaults(t *testing.T) {
 		}
 	}
 	run := func(p cellPlan) {
-		ctx := context.Background()
 		m := shareMember(t, p.index, p.scenario.Name+string(p.mode))
 		mu.Lock()
 		started[p.scenario.Name] = append(started[p.scenario.Name], time.Now())
 		mu.Unlock()
-		defer p.share.exit(ctx, m)
-		if err := p.share.join(ctx, m); err != nil {
-			t.Error(err)
-			return
-		}
-		p.share.running(ctx, m)
-		if _, err := p.share.drainedAndWait(ctx, m); err != nil {
-			t.Error(err)
-		}
-		p.share.exit(ctx, m)
+		walkShare(t, p.share, m)
 		time.Sleep(100 * time.Millisecond) // teardown and read-back
 		mu.Lock()
 		finished[p.scenario.Name] = append(finished[p.scenario.Name], time.Now())
@@ -297,20 +293,12 @@ func TestRunPlansWaitsForEveryRow(t *testing.T) {
 	plans := []cellPlan{{index: 0, scenario: a, repeat: 1}, {index: 1, scenario: b, repeat: 1}}
 	var finishedA atomic.Bool
 	run := func(p cellPlan) {
-		ctx := context.Background()
 		m := shareMember(t, p.index, fmt.Sprintf("c%d", p.index))
 		if p.scenario.Name == "row-b" {
-			p.share.exit(ctx, m) // N/A: never joins
+			p.share.exit(context.Background(), m) // N/A: never joins
 			return
 		}
-		if err := p.share.join(ctx, m); err != nil {
-			t.Error(err)
-		}
-		p.share.running(ctx, m)
-		if _, err := p.share.drainedAndWait(ctx, m); err != nil {
-			t.Error(err)
-		}
-		p.share.exit(ctx, m)
+		walkShare(t, p.share, m)
 		time.Sleep(100 * time.Millisecond) // teardown
 		finishedA.Store(true)
 	}
