@@ -59,10 +59,23 @@ type Env struct {
 	Workers int
 	// Cells are the other cells a shared injection serves (scope.go).
 	Cells OtherCells
+	// TookHold, when set, is told the moment the fault is in place (its
+	// first firing, or a capture installed): a cell that held back the
+	// rest of its input until then writes it now, so the load runs under
+	// the fault however fast the cell is (held_input.go in suites). It
+	// must not block, and may be called more than once.
+	TookHold func()
 
 	// attrs are added to every event (a random schedule's part names).
 	attrs  map[string]string
 	report *reportBuilder
+}
+
+// tookHold tells the cell the fault is in place (Env.TookHold).
+func (e Env) tookHold() {
+	if e.TookHold != nil {
+		e.TookHold()
+	}
 }
 
 // slots is how many worker slots the cell runs.

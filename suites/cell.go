@@ -64,6 +64,9 @@ type cellRun struct {
 	// seeder writes a soak's input beside the load (soak.go); nil when
 	// every record was seeded up front.
 	seeder *seeder
+	// held is the input written once the cluster fault took hold
+	// (held_input.go); nil when every record was seeded up front.
+	held *heldInput
 	// lastDone and lastTotal are the share group's progress when last read.
 	lastDone, lastTotal atomic.Int64
 	// lastFault is when a cluster fault last fired or healed (unix nanos).
@@ -198,13 +201,23 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 		}
 		defer r.seeder.stop()
 	} else {
-		err = ctp.Seed(sctx, r.c.Bootstrap(), r.topo.InputTopic, o.Records, cluster.ClientOpts(r.c)...)
+		if cf := r.plan.scenario.Cluster; cf != nil {
+			r.held = holdInput(ctx, r, o.Records, cf.AfterLoad)
+			// Before the cleanup (deferred earlier, so run later): a
+			// release under way ends before the topics go.
+			defer r.held.wait()
+		}
+		head := r.held.head(o.Records)
+		err = ctp.Seed(sctx, r.c.Bootstrap(), r.topo.InputTopic, head, cluster.ClientOpts(r.c)...)
 		cancel()
 		if err != nil {
 			return nil, nil, fmt.Errorf("seed cell: %w", err)
 		}
-		r.timeline.Record(history.Event{Type: history.OK, F: history.FSeed, Attrs: map[string]string{
-			"records": fmt.Sprint(o.Records), "topic": r.topo.InputTopic}})
+		attrs := map[string]string{"records": fmt.Sprint(head), "topic": r.topo.InputTopic}
+		if n := r.held.count(); n > 0 {
+			attrs["held_until_the_fault"] = fmt.Sprint(n)
+		}
+		r.timeline.Record(history.Event{Type: history.OK, F: history.FSeed, Attrs: attrs})
 	}
 	if r.plan.share != nil {
 		// The shared fault's Align may rename the group before anyone joins it.
@@ -247,8 +260,10 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 		faultWG.Add(1)
 		go func() {
 			defer faultWG.Done()
+			// A fault that ends without taking hold lets the input come all the same.
+			defer r.held.release()
 			env := faults.Env{Name: r.plan.name(), Cluster: r.c, Topology: r.topo, Rand: r.rng, Workers: o.Workers,
-				Fired: r.faultEvent,
+				Fired: r.faultEvent, TookHold: r.held.release,
 				// Its own reads, more often than the drain's: a fast cell
 				// can pass a trigger's fraction between two drain reads.
 				Progress: func(ctx context.Context) (int64, int64) { return r.progress(ctx, admin) }}
@@ -384,6 +399,7 @@ func (r *cellRun) shareState(ctx context.Context, admin *kgo.Client) (done, tota
 		total += e
 		done += min(start[p], e)
 	}
+	total += r.held.count()
 	r.lastDone.Store(done)
 	r.lastTotal.Store(total)
 	return done, total, start, end, true
@@ -412,6 +428,9 @@ func (r *cellRun) drain(ctx context.Context, admin *kgo.Client, ws *workerSet) (
 		case <-tick.C:
 		}
 		if err := ws.failure(); err != nil {
+			return false, err
+		}
+		if err := r.held.failure(); err != nil {
 			return false, err
 		}
 		done, total, start, end, ok := r.shareState(ctx, admin)

@@ -212,7 +212,7 @@ func (f *faultShare) healedAndDrained() <-chan struct{} {
 func (f *faultShare) env(rng *rand.Rand) faults.Env {
 	ms := f.ordered()
 	env := faults.Env{Name: f.scenario.Name, Cluster: f.cluster, Topology: ms[0].topo, Rand: rng, Workers: f.workers,
-		Fired: f.broadcast, Progress: f.slowest}
+		Fired: f.broadcast, Progress: f.slowest, TookHold: f.releaseHeld}
 	for _, m := range ms[1:] {
 		env.Cells = append(env.Cells, &m.topo)
 	}
@@ -264,6 +264,7 @@ func (f *faultShare) startInjection(ctx context.Context) {
 	go func() {
 		defer close(f.done)
 		defer cancel()
+		defer f.releaseHeld() // an injection that never took hold
 		rep, err := f.injections(ictx, f.scenario.Cluster.Triggered(), env)
 		f.report = rep
 		if err != nil && ictx.Err() == nil {
@@ -317,4 +318,15 @@ func (f *faultShare) slowest(ctx context.Context) (int64, int64) {
 		}
 	}
 	return bestDone, bestTotal
+}
+
+// releaseHeld writes every member's held input (held_input.go): the fault
+// is in place for all of them at once.
+func (f *faultShare) releaseHeld() {
+	f.mu.Lock()
+	ms := append([]*cellRun(nil), f.members...)
+	f.mu.Unlock()
+	for _, m := range ms {
+		m.held.release()
+	}
 }

@@ -209,6 +209,12 @@ func SeederClient(bootstrap []string, topic string, extra ...kgo.Opt) (*kgo.Clie
 // transaction-free batch per partition, spread round-robin, and returns once
 // all are acknowledged by the brokers.
 func Seed(ctx context.Context, bootstrap []string, topic string, n int, extra ...kgo.Opt) error {
+	return SeedRange(ctx, bootstrap, topic, 0, n, extra...)
+}
+
+// SeedRange is Seed of the input records from, from+1, ..., from+n-1: a cell
+// that holds back part of its input writes it in two ranges.
+func SeedRange(ctx context.Context, bootstrap []string, topic string, from, n int, extra ...kgo.Opt) error {
 	cl, err := SeederClient(bootstrap, topic, extra...)
 	if err != nil {
 		return fmt.Errorf("seed input: %w", err)
@@ -216,7 +222,7 @@ func Seed(ctx context.Context, bootstrap []string, topic string, n int, extra ..
 	defer cl.Close()
 	rs := make([]*kgo.Record, n)
 	for i := range rs {
-		rs[i] = InputRecord(i)
+		rs[i] = InputRecord(from + i)
 	}
 	if err := cl.ProduceSync(ctx, rs...).FirstErr(); err != nil {
 		return fmt.Errorf("seed input: %w", err)

@@ -1,0 +1,124 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sharechaos/sharechaos/internal/cluster"
+	"github.com/sharechaos/sharechaos/internal/history"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+)
+
+// heldInput is the part of a cell's input written only once its cluster
+// fault is in place (faults.Env.TookHold). A fault that waits for a fraction
+// of the input to be done polls the share group's progress; a fast cell
+// (embedded: 400 records in 40 ms) finished its whole input between two
+// polls, and the fault never fired. With the rest held back, the load cannot
+// pass the trigger before the fault saw it: the seeding writes a head of
+// twice the trigger's fraction, so on a real cluster the workers are still
+// busy with it when the fault acts (the load goes on as if seeded at once),
+// and on a fast one they wait at the head until the fault takes hold, then
+// the rest runs under the fault.
+type heldInput struct {
+	ctx     context.Context // the cell's: a release ends with the cell
+	r       *cellRun
+	from, n int
+	// pending is what is not yet written: the cell's progress counts it in
+	// its total, so neither the trigger's fraction nor the drain's end
+	// moves for holding it.
+	pending atomic.Int64
+	once    sync.Once
+	done    chan struct{}
+	err     error
+}
+
+// holdInput is the held part of a cell of records whose fault acts once
+// fraction of them is done, or nil when nothing is held (a head that is the
+// whole input). A fault that picks its own moment (fraction 0: case 4 waits
+// for a commit through a coordinator it first moved every other role off)
+// gets a head of ownMomentHead: a warmed-up loop while it prepares, and the
+// rest once it is in place (on two fast brokers a 1000-record load ended
+// before case 4 had moved the roles: never fired).
+func holdInput(ctx context.Context, r *cellRun, records int, fraction float64) *heldInput {
+	head := int(math.Ceil(2 * fraction * float64(records)))
+	if fraction <= 0 {
+		head = int(math.Ceil(ownMomentHead * float64(records)))
+	}
+	if head >= records {
+		return nil
+	}
+	h := &heldInput{ctx: ctx, r: r, from: head, n: records - head, done: make(chan struct{})}
+	h.pending.Store(int64(h.n))
+	return h
+}
+
+// ownMomentHead is the head of a cell whose fault picks its own moment.
+const ownMomentHead = 0.1
+
+// head is how many records are seeded before the workers start.
+func (h *heldInput) head(records int) int {
+	if h == nil {
+		return records
+	}
+	return h.from
+}
+
+// count is what is still held (0 for nil).
+func (h *heldInput) count() int64 {
+	if h == nil {
+		return 0
+	}
+	return h.pending.Load()
+}
+
+// release writes the held records once, in the background; the first call
+// wins, later ones return at once.
+func (h *heldInput) release() {
+	if h == nil {
+		return
+	}
+	h.once.Do(func() {
+		go func() {
+			defer close(h.done)
+			r := h.r
+			sctx, cancel := context.WithTimeout(h.ctx, 2*time.Minute)
+			defer cancel()
+			began := time.Now()
+			if err := ctp.SeedRange(sctx, r.c.Bootstrap(), r.topo.InputTopic, h.from, h.n, cluster.ClientOpts(r.c)...); err != nil {
+				h.err = fmt.Errorf("write the input held until the fault took hold: %w", err)
+				return
+			}
+			h.pending.Store(0)
+			_ = r.timeline.Record(history.Event{TS: began.UnixNano(), Type: history.OK, F: history.FSeed, Attrs: map[string]string{
+				"records": fmt.Sprint(h.n), "topic": r.topo.InputTopic, "held": "until the fault took hold",
+				"took": time.Since(began).Round(time.Millisecond).String()}})
+		}()
+	})
+}
+
+// failure is the release's error, once it ended (nil before, and for nil).
+func (h *heldInput) failure() error {
+	if h == nil {
+		return nil
+	}
+	select {
+	case <-h.done:
+		return h.err
+	default:
+		return nil
+	}
+}
+
+// wait waits for a release under way to end, so that the cell's cleanup
+// does not delete a topic being written.
+func (h *heldInput) wait() {
+	if h == nil {
+		return
+	}
+	h.once.Do(func() { close(h.done) }) // never released: nothing to wait for
+	<-h.done
+}
