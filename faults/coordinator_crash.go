@@ -127,7 +127,8 @@ func coordinatorCrashAfterEndTxn(ctx context.Context, env Env) error {
 			h.remove(ctx)
 			return err
 		}
-		// The hold is what must meet the commits: the rest of the input may come.
+		// The hold is what must meet the commits: the rest of the input
+		// comes now (TakesHold), through brokers that are all up.
 		env.tookHold()
 		commit, err = h.waitCommit(ctx, a, env)
 		if err == nil {

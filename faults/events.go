@@ -16,7 +16,6 @@ func fired(env Env, point string, at time.Time, attrs map[string]string) {
 		env.report.r.Fired = append(env.report.r.Fired, Firing{At: at, Point: point, Attrs: attrs})
 		env.report.mu.Unlock()
 	}
-	env.tookHold()
 }
 
 // healed records how a fault was undone, and when.

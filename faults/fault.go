@@ -34,6 +34,11 @@ type Mechanism struct {
 	// Scope is what the fault disturbs (scope.go); the zero value runs the
 	// cell alone.
 	Scope Scope
+	// TakesHold says Act calls Env.TookHold itself, at its own moment (case
+	// 4: once the markers are held, before any commit it waits for); a
+	// fault with a trigger (UnderLoad) takes hold at the trigger, and any
+	// other fault holds no input back.
+	TakesHold bool
 	// Align, for a shared fault, places the other cells (Env.Cells) so that
 	// what Act aims at in Env.Topology is the same broker in each of them.
 	// It runs before any worker starts, and draws from an Env.Rand seeded
@@ -59,11 +64,13 @@ type Env struct {
 	Workers int
 	// Cells are the other cells a shared injection serves (scope.go).
 	Cells OtherCells
-	// TookHold, when set, is told the moment the fault is in place (its
-	// first firing, or a capture installed): a cell that held back the
-	// rest of its input until then writes it now, so the load runs under
-	// the fault however fast the cell is (held_input.go in suites). It
-	// must not block, and may be called more than once.
+	// TookHold, when set, is told that the fault is about to act on the
+	// load: a cell that held back the rest of its input until then writes
+	// it, so the load cannot end before the fault met it however fast the
+	// cell is (held_input.go in suites). It returns once the input is
+	// written (a failed write is the drain's error), so the write meets a
+	// healthy cluster: it is called before the fault acts, never during a
+	// kill or a partition. Calls after the first return at once.
 	TookHold func()
 
 	// attrs are added to every event (a random schedule's part names).
@@ -71,7 +78,7 @@ type Env struct {
 	report *reportBuilder
 }
 
-// tookHold tells the cell the fault is in place (Env.TookHold).
+// tookHold tells the cell the fault is about to act (Env.TookHold).
 func (e Env) tookHold() {
 	if e.TookHold != nil {
 		e.TookHold()
@@ -122,6 +129,7 @@ func (m Mechanism) UnderLoad(fraction float64) Mechanism {
 		if err := waitForLoad(ctx, env, fraction); err != nil {
 			return nil // the cell ended first: nothing fired, nothing to heal
 		}
+		env.tookHold()
 		return act(ctx, env)
 	}
 	return m

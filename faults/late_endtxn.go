@@ -76,8 +76,6 @@ func lateEndTxn(ctx context.Context, env Env) error {
 		_ = api.removeToxic(rctx, proxy, capture.ToxicName())
 	}
 	defer remove()
-	// The capture is what must meet the load: the rest of the input may come.
-	env.tookHold()
 
 	caught, err := waitEndTxn(ctx, api, proxy, capture.ToxicName(), env.Topology.Prefix+"-w", captureWait, nil)
 	if err != nil {

@@ -202,7 +202,7 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 		defer r.seeder.stop()
 	} else {
 		if cf := r.plan.scenario.Cluster; cf != nil {
-			r.held = holdInput(ctx, r, o.Records, cf.AfterLoad)
+			r.held = holdInput(ctx, r, o.Records, cf.AfterLoad, cf.Mechanism.TakesHold)
 			// Before the cleanup (deferred earlier, so run later): a
 			// release under way ends before the topics go.
 			defer r.held.wait()

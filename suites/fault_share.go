@@ -320,13 +320,15 @@ func (f *faultShare) slowest(ctx context.Context) (int64, int64) {
 	return bestDone, bestTotal
 }
 
-// releaseHeld writes every member's held input (held_input.go): the fault
-// is in place for all of them at once.
+// releaseHeld writes every member's held input (held_input.go), and
+// returns once all are written: the fault is about to act on all of them.
 func (f *faultShare) releaseHeld() {
 	f.mu.Lock()
 	ms := append([]*cellRun(nil), f.members...)
 	f.mu.Unlock()
+	var wg sync.WaitGroup
 	for _, m := range ms {
-		m.held.release()
+		wg.Go(m.held.release)
 	}
+	wg.Wait()
 }

@@ -14,15 +14,17 @@ import (
 )
 
 // heldInput is the part of a cell's input written only once its cluster
-// fault is in place (faults.Env.TookHold). A fault that waits for a fraction
-// of the input to be done polls the share group's progress; a fast cell
-// (embedded: 400 records in 40 ms) finished its whole input between two
-// polls, and the fault never fired. With the rest held back, the load cannot
-// pass the trigger before the fault saw it: the seeding writes a head of
-// twice the trigger's fraction, so on a real cluster the workers are still
-// busy with it when the fault acts (the load goes on as if seeded at once),
-// and on a fast one they wait at the head until the fault takes hold, then
-// the rest runs under the fault.
+// fault is about to act (faults.Env.TookHold). A fault that waits for a
+// fraction of the input to be done polls the share group's progress; a fast
+// cell (embedded: 400 records in 40 ms) finished its whole input between
+// two polls, and the fault never fired. With the rest held back, the load
+// cannot pass the trigger before the fault saw it: the seeding writes a head
+// of twice the trigger's fraction, so on a real cluster the workers are
+// still busy with it at the trigger (the load goes on as if seeded at once),
+// and on a fast one they wait at the head until the trigger, then the rest
+// comes as the fault acts. The rest is written before the fault acts, on a
+// healthy cluster: written during a broker kill, a new client's first
+// request to the dead broker failed the write (nightly, docker).
 type heldInput struct {
 	ctx     context.Context // the cell's: a release ends with the cell
 	r       *cellRun
@@ -38,14 +40,18 @@ type heldInput struct {
 
 // holdInput is the held part of a cell of records whose fault acts once
 // fraction of them is done, or nil when nothing is held (a head that is the
-// whole input). A fault that picks its own moment (fraction 0: case 4 waits
-// for a commit through a coordinator it first moved every other role off)
-// gets a head of ownMomentHead: a warmed-up loop while it prepares, and the
-// rest once it is in place (on two fast brokers a 1000-record load ended
-// before case 4 had moved the roles: never fired).
-func holdInput(ctx context.Context, r *cellRun, records int, fraction float64) *heldInput {
+// whole input, or a fault that acts at once). A fault that picks its own
+// moment (faults.Mechanism.TakesHold: case 4 waits for a commit through a
+// coordinator it first moved every other role off) gets a head of
+// ownMomentHead: a warmed-up loop while it prepares, and the rest once it
+// is in place (on two fast brokers a 1000-record load ended before case 4
+// had moved the roles: never fired).
+func holdInput(ctx context.Context, r *cellRun, records int, fraction float64, ownMoment bool) *heldInput {
 	head := int(math.Ceil(2 * fraction * float64(records)))
 	if fraction <= 0 {
+		if !ownMoment {
+			return nil // a fault that acts at once: nothing to wait for
+		}
 		head = int(math.Ceil(ownMomentHead * float64(records)))
 	}
 	if head >= records {
@@ -75,29 +81,30 @@ func (h *heldInput) count() int64 {
 	return h.pending.Load()
 }
 
-// release writes the held records once, in the background; the first call
-// wins, later ones return at once.
+// release writes the held records, once: the first call writes them and
+// returns when they are acknowledged (or the write failed: failure says
+// so); a call while it writes waits for it, later calls return at once.
 func (h *heldInput) release() {
 	if h == nil {
 		return
 	}
-	h.once.Do(func() {
-		go func() {
-			defer close(h.done)
-			r := h.r
-			sctx, cancel := context.WithTimeout(h.ctx, 2*time.Minute)
-			defer cancel()
-			began := time.Now()
-			if err := ctp.SeedRange(sctx, r.c.Bootstrap(), r.topo.InputTopic, h.from, h.n, cluster.ClientOpts(r.c)...); err != nil {
-				h.err = fmt.Errorf("write the input held until the fault took hold: %w", err)
-				return
-			}
-			h.pending.Store(0)
-			_ = r.timeline.Record(history.Event{TS: began.UnixNano(), Type: history.OK, F: history.FSeed, Attrs: map[string]string{
-				"records": fmt.Sprint(h.n), "topic": r.topo.InputTopic, "held": "until the fault took hold",
-				"took": time.Since(began).Round(time.Millisecond).String()}})
-		}()
-	})
+	h.once.Do(h.write)
+}
+
+func (h *heldInput) write() {
+	defer close(h.done)
+	r := h.r
+	sctx, cancel := context.WithTimeout(h.ctx, 2*time.Minute)
+	defer cancel()
+	began := time.Now()
+	if err := ctp.SeedRange(sctx, r.c.Bootstrap(), r.topo.InputTopic, h.from, h.n, cluster.ClientOpts(r.c)...); err != nil {
+		h.err = fmt.Errorf("write the input held until the fault acts: %w", err)
+		return
+	}
+	h.pending.Store(0)
+	_ = r.timeline.Record(history.Event{TS: began.UnixNano(), Type: history.OK, F: history.FSeed, Attrs: map[string]string{
+		"records": fmt.Sprint(h.n), "topic": r.topo.InputTopic, "held": "until the fault acts",
+		"took": time.Since(began).Round(time.Millisecond).String()}})
 }
 
 // failure is the release's error, once it ended (nil before, and for nil).

@@ -1,6 +1,8 @@
 package large
 
 import (
+	"sync"
+
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
@@ -19,6 +21,8 @@ type Meta struct {
 
 // Workers interns worker names while a read-back streams.
 type Workers struct {
+	// mu: the history passes read files in parallel (history_pass.go).
+	mu    sync.Mutex
 	index map[string]uint32
 	names []string
 }
@@ -28,6 +32,8 @@ func NewWorkers() *Workers { return &Workers{index: map[string]uint32{}} }
 
 // Of returns the index of name, adding it.
 func (w *Workers) Of(name string) uint32 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	i, ok := w.index[name]
 	if !ok {
 		i = uint32(len(w.names))
@@ -38,7 +44,11 @@ func (w *Workers) Of(name string) uint32 {
 }
 
 // Names is the table, index order.
-func (w *Workers) Names() []string { return w.names }
+func (w *Workers) Names() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.names
+}
 
 // EncodeInput is in as stored.
 func EncodeInput(in ctp.Input) inputRec {

@@ -7,8 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/sharechaos/sharechaos/internal/history"
 )
@@ -115,14 +120,18 @@ type txnKey uint64
 
 func keyOf(worker uint32, txn int64) txnKey { return txnKey(uint64(worker)<<32 | uint64(uint32(txn))) }
 
-// histories is what pass A keeps of the histories.
+// histories is what pass A keeps of the histories. The files are read in
+// parallel (forEachFile): txns, states, keys and more are guarded by mu,
+// txnOf is written with atomic operations, and polls and starts are
+// gathered per reader and merged after the pass.
 type histories struct {
+	mu     sync.Mutex
 	txns   map[txnKey]uint32 // index into states
 	states []txnState
 	keys   []txnKey // states' keys, by index
-	// txnOf is, per id number, the first transaction (index+1; 0 none) whose
-	// send, txn-acks or commit named it, and more the further ones (rare:
-	// a redelivered or re-sent record), so the selection closes over
+	// txnOf is, per id number, one transaction (index+1; 0 none) whose
+	// send, txn-acks or commit named it, and more the others (rare: a
+	// redelivered or re-sent record), so the selection closes over
 	// transactions without another pass over the histories.
 	txnOf []uint32
 	more  map[uint32][]uint32
@@ -131,95 +140,180 @@ type histories struct {
 	starts map[string]int64
 }
 
+// index is the state index of transaction k, adding it.
+func (h *histories) index(k txnKey) uint32 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	i, ok := h.txns[k]
+	if !ok {
+		i = uint32(len(h.states))
+		h.txns[k] = i
+		h.states = append(h.states, txnState{})
+		h.keys = append(h.keys, k)
+	}
+	return i
+}
+
+// merge adds what one run of a transaction's lines showed to its state:
+// the first commit invoke counts, the sent ids add up, the outcomes join.
+func (h *histories) merge(i uint32, run txnState) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t := &h.states[i]
+	if t.commitAt == 0 {
+		t.commitAt = run.commitAt
+	}
+	t.sent += run.sent
+	t.sawCommit = t.sawCommit || run.sawCommit
+	t.sawAbort = t.sawAbort || run.sawAbort
+	t.invoked = t.invoked || run.invoked
+}
+
+// fileReaders is how many history files a pass reads at once: one per
+// core. The passes are CPU-bound (the read-back has just written the files,
+// they are in the page cache), and a cell's histories are one file per
+// worker incarnation and the orchestrator's, so there are several.
+func fileReaders(files int) int { return max(1, min(files, runtime.GOMAXPROCS(0))) }
+
+// forEachFile calls f on every path, fileReaders at a time; reader is which
+// of them (0..fileReaders-1) runs the call, for state kept per reader.
+func forEachFile(paths []string, f func(reader, i int) error) error {
+	var g errgroup.Group
+	var next atomic.Int64
+	for reader := range fileReaders(len(paths)) {
+		g.Go(func() error {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(paths) {
+					return nil
+				}
+				if err := f(reader, i); err != nil {
+					return err
+				}
+			}
+		})
+	}
+	return g.Wait()
+}
+
 // passA reads every history once, without decoding it: each transaction's
 // outcome, distinct sent ids and commit time; how often each id was polled;
 // when each worker started.
 func passA(paths []string, ws *Workers, nIDs int) (*histories, error) {
-	h := &histories{txns: map[txnKey]uint32{}, polls: make([]uint8, nIDs), starts: map[string]int64{},
+	h := &histories{txns: map[txnKey]uint32{}, starts: map[string]int64{},
 		txnOf: make([]uint32, nIDs), more: map[uint32][]uint32{}}
-	var li lineInfo
-	var sent []uint32
-	wo := &workerOf{ws: ws}
-	for _, p := range paths {
-		var cur *txnState
-		var curKey txnKey
-		var curIdx uint32
-		flush := func() {
-			if cur != nil {
-				slices.Sort(sent)
-				cur.sent += uint32(len(slices.Compact(sent)))
-			}
-			sent = sent[:0]
+	polls := make([][]uint8, fileReaders(len(paths)))
+	starts := make([]map[string]int64, len(paths))
+	err := forEachFile(paths, func(reader, i int) error {
+		if polls[reader] == nil {
+			polls[reader] = make([]uint8, nIDs)
 		}
-		err := eachLine(p, func(line []byte, _ int64) error {
-			scanHeader(line, &li)
-			li.ids = li.ids[:0]
-			if f := string(li.f); f == history.FPoll && string(li.typ) == string(history.OK) || f == history.FSend ||
-				f == history.FTxnAcks || f == history.FCommit {
-				scanIDs(line, &li)
+		var err error
+		starts[i], err = h.readFile(paths[i], ws, polls[reader])
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	// One reader's counts are the total's start; the others add to them.
+	h.polls = polls[0]
+	if h.polls == nil { // no history file
+		h.polls = make([]uint8, nIDs)
+	}
+	for _, ps := range polls[1:] {
+		for id, n := range ps {
+			h.polls[id] = uint8(min(int(h.polls[id])+int(n), 255))
+		}
+	}
+	// The first start of a worker in the order the files are listed.
+	for _, ss := range starts {
+		for w, ts := range ss {
+			if _, seen := h.starts[w]; !seen {
+				h.starts[w] = ts
 			}
-			switch string(li.f) {
-			case history.FPoll:
-				if string(li.typ) == string(history.OK) {
-					for _, id := range li.ids {
-						if int(id) < len(h.polls) && h.polls[id] < 255 {
-							h.polls[id]++
-						}
-					}
-				}
-			case history.FStart:
-				w := string(li.worker)
-				if _, seen := h.starts[w]; !seen {
-					h.starts[w] = li.ts
-				}
-			}
-			if li.txn == 0 {
-				return nil
-			}
-			k := keyOf(wo.of(li.worker), li.txn)
-			if cur == nil || k != curKey {
-				flush()
-				i, ok := h.txns[k]
-				if !ok {
-					i = uint32(len(h.states))
-					h.txns[k] = i
-					h.states = append(h.states, txnState{})
-					h.keys = append(h.keys, k)
-				}
-				cur, curKey = &h.states[i], k
-				curIdx = i
-			}
-			if f := string(li.f); f == history.FSend || f == history.FTxnAcks || f == history.FCommit {
-				h.note(li.ids, curIdx)
-			}
-			typ := string(li.typ)
-			switch string(li.f) {
-			case history.FSend:
-				sent = append(sent, li.ids...)
-			case history.FCommit:
-				if typ == string(history.Invoke) && cur.commitAt == 0 {
-					cur.commitAt = li.ts
-				}
-				cur.invoked = true
-				switch typ {
-				case string(history.OK):
-					cur.sawCommit = true
-				case string(history.Fail):
-					cur.sawAbort = true
-				}
-			case history.FAbort:
-				if typ == string(history.OK) {
-					cur.sawAbort = true
-				}
-			}
-			return nil
-		})
-		flush()
-		if err != nil {
-			return nil, err
 		}
 	}
 	return h, nil
+}
+
+// readFile is pass A over one file: its polls counted into polls, its
+// transactions merged into h; it returns each worker's first start in it.
+func (h *histories) readFile(path string, ws *Workers, polls []uint8) (map[string]int64, error) {
+	starts := map[string]int64{}
+	var li lineInfo
+	var sent []uint32
+	wo := &workerOf{ws: ws}
+	// cur is the current run of one transaction's lines, merged into its
+	// state when the run ends.
+	var cur txnState
+	var curKey txnKey
+	var curIdx uint32
+	inRun := false
+	flush := func() {
+		if inRun {
+			slices.Sort(sent)
+			cur.sent = uint32(len(slices.Compact(sent)))
+			h.merge(curIdx, cur)
+		}
+		sent = sent[:0]
+	}
+	err := eachLine(path, func(line []byte, _ int64) error {
+		scanHeader(line, &li)
+		li.ids = li.ids[:0]
+		if f := string(li.f); f == history.FPoll && string(li.typ) == string(history.OK) || f == history.FSend ||
+			f == history.FTxnAcks || f == history.FCommit {
+			scanIDs(line, &li)
+		}
+		switch string(li.f) {
+		case history.FPoll:
+			if string(li.typ) == string(history.OK) {
+				for _, id := range li.ids {
+					if int(id) < len(polls) && polls[id] < 255 {
+						polls[id]++
+					}
+				}
+			}
+		case history.FStart:
+			w := string(li.worker)
+			if _, seen := starts[w]; !seen {
+				starts[w] = li.ts
+			}
+		}
+		if li.txn == 0 {
+			return nil
+		}
+		k := keyOf(wo.of(li.worker), li.txn)
+		if !inRun || k != curKey {
+			flush()
+			cur, curKey, curIdx, inRun = txnState{}, k, h.index(k), true
+		}
+		if f := string(li.f); f == history.FSend || f == history.FTxnAcks || f == history.FCommit {
+			h.note(li.ids, curIdx)
+		}
+		typ := string(li.typ)
+		switch string(li.f) {
+		case history.FSend:
+			sent = append(sent, li.ids...)
+		case history.FCommit:
+			if typ == string(history.Invoke) && cur.commitAt == 0 {
+				cur.commitAt = li.ts
+			}
+			cur.invoked = true
+			switch typ {
+			case string(history.OK):
+				cur.sawCommit = true
+			case string(history.Fail):
+				cur.sawAbort = true
+			}
+		case history.FAbort:
+			if typ == string(history.OK) {
+				cur.sawAbort = true
+			}
+		}
+		return nil
+	})
+	flush()
+	return starts, err
 }
 
 // note records that the transaction with index i named ids.
@@ -228,12 +322,14 @@ func (h *histories) note(ids []uint32, i uint32) {
 		if int(id) >= len(h.txnOf) {
 			continue
 		}
-		switch first := h.txnOf[id]; {
-		case first == 0:
-			h.txnOf[id] = i + 1
-		case first != i+1 && !slices.Contains(h.more[id], i):
+		if atomic.CompareAndSwapUint32(&h.txnOf[id], 0, i+1) || atomic.LoadUint32(&h.txnOf[id]) == i+1 {
+			continue
+		}
+		h.mu.Lock()
+		if !slices.Contains(h.more[id], i) {
 			h.more[id] = append(h.more[id], i)
 		}
+		h.mu.Unlock()
 	}
 }
 
@@ -277,6 +373,26 @@ func closeOver(h *histories, sel *selection) {
 // stopped doing anything); and everything a worker did after a fault fired
 // on it (the fault-points check).
 func passB(paths []string, ws *Workers, sel *selection) (history.History, error) {
+	kept := make([]history.History, len(paths))
+	if err := forEachFile(paths, func(_, i int) error {
+		var err error
+		kept[i], err = passBFile(paths[i], ws, sel)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	// In the files' order before the stable sort: the order one reader
+	// would have given.
+	var out history.History
+	for _, k := range kept {
+		out = append(out, k...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].TS < out[j].TS })
+	return out, nil
+}
+
+// passBFile is pass B over one file: the lines it keeps, decoded.
+func passBFile(p string, ws *Workers, sel *selection) (history.History, error) {
 	var out history.History
 	var li lineInfo
 	wo := &workerOf{ws: ws}
@@ -288,7 +404,7 @@ func passB(paths []string, ws *Workers, sel *selection) (history.History, error)
 		}
 		return lastSel
 	}
-	decode := func(p string, line []byte) error {
+	decode := func(line []byte) error {
 		var e history.Event
 		if err := json.Unmarshal(line, &e); err != nil {
 			return fmt.Errorf("read history %s: %w", p, err)
@@ -297,55 +413,52 @@ func passB(paths []string, ws *Workers, sel *selection) (history.History, error)
 		out = append(out, e)
 		return nil
 	}
-	for _, p := range paths {
-		lastKept, first, afterFault, nextPoll := true, true, false, false
-		var lastAt int64
-		err := eachLine(p, func(line []byte, at int64) error {
-			scanLine(line, &li)
-			if string(li.f) == history.FFaultFired {
-				afterFault = true
-			}
-			poll := string(li.f) == history.FPoll && string(li.typ) == string(history.OK)
-			selTxn := li.txn != 0 && selected(keyOf(wo.of(li.worker), li.txn))
-			keep := first || afterFault || len(li.ids) == 0 && li.txn == 0 || selTxn || poll && nextPoll
-			if poll {
-				nextPoll = false
-			}
-			if selTxn {
-				nextPoll = true
-			}
-			if string(li.f) == history.FResumed {
-				afterFault = false
-			}
-			if !keep {
-				for _, id := range li.ids {
-					if sel.hasID(id) {
-						keep = true
-						break
-					}
+	lastKept, first, afterFault, nextPoll := true, true, false, false
+	var lastAt int64
+	err := eachLine(p, func(line []byte, at int64) error {
+		scanLine(line, &li)
+		if string(li.f) == history.FFaultFired {
+			afterFault = true
+		}
+		poll := string(li.f) == history.FPoll && string(li.typ) == string(history.OK)
+		selTxn := li.txn != 0 && selected(keyOf(wo.of(li.worker), li.txn))
+		keep := first || afterFault || len(li.ids) == 0 && li.txn == 0 || selTxn || poll && nextPoll
+		if poll {
+			nextPoll = false
+		}
+		if selTxn {
+			nextPoll = true
+		}
+		if string(li.f) == history.FResumed {
+			afterFault = false
+		}
+		if !keep {
+			for _, id := range li.ids {
+				if sel.hasID(id) {
+					keep = true
+					break
 				}
 			}
-			first, lastKept = false, keep
-			if !keep {
-				lastAt = at
-				return nil
-			}
-			return decode(p, line)
-		})
+		}
+		first, lastKept = false, keep
+		if !keep {
+			lastAt = at
+			return nil
+		}
+		return decode(line)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !lastKept {
+		line, err := lineAt(p, lastAt)
 		if err != nil {
 			return nil, err
 		}
-		if !lastKept {
-			line, err := lineAt(p, lastAt)
-			if err != nil {
-				return nil, err
-			}
-			if err := decode(p, line); err != nil {
-				return nil, err
-			}
+		if err := decode(line); err != nil {
+			return nil, err
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].TS < out[j].TS })
 	return out, nil
 }
 
