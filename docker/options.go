@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
+	"slices"
 	"time"
 )
 
@@ -63,6 +64,9 @@ const (
 	JITFull = "full"
 )
 
+// JITs are the choices of Options.BrokerJIT (and of --broker-jit).
+var JITs = []string{JITC1, JITFull}
+
 // jitOpts are the JVM flags of each JIT setting, passed as KAFKA_OPTS
 // (read by our image's start.sh and by Apache Kafka's kafka-run-class.sh).
 var jitOpts = map[string]string{
@@ -96,8 +100,8 @@ func (o Options) withDefaults() (Options, error) {
 	o.ToxiproxyImage = firstNonEmpty(o.ToxiproxyImage, os.Getenv(EnvToxiproxyImage), DefaultToxiproxyImage)
 	o.BrokerHeap = firstNonEmpty(o.BrokerHeap, "-Xms256m -Xmx512m")
 	o.BrokerJIT = firstNonEmpty(o.BrokerJIT, JITC1)
-	if _, ok := jitOpts[o.BrokerJIT]; !ok {
-		return o, fmt.Errorf("check options: broker JIT %q: want %s or %s", o.BrokerJIT, JITC1, JITFull)
+	if !slices.Contains(JITs, o.BrokerJIT) {
+		return o, fmt.Errorf("check options: broker JIT %q: want one of %v", o.BrokerJIT, JITs)
 	}
 	if o.StartTimeout <= 0 {
 		o.StartTimeout = 4 * time.Minute

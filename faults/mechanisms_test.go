@@ -251,6 +251,29 @@ func TestUnderLoadWaitsForLoad(t *testing.T) {
 	}
 }
 
+// TestUnderLoadTakesHoldBeforeActing: the held input is asked for once the
+// trigger came and before the fault acts (so it is written on a healthy
+// cluster), never when the cell ended before the trigger.
+func TestUnderLoadTakesHoldBeforeActing(t *testing.T) {
+	var order []string
+	act := func(context.Context, Env) error { order = append(order, "act"); return nil }
+	env := testEnv(coreOnly{}, func(history.Event) {})
+	var done int64
+	env.Progress = func(context.Context) (int64, int64) { done += 10; return done, 100 }
+	env.TookHold = func() { order = append(order, fmt.Sprintf("hold at %d", done)) }
+	m := Mechanism{Act: act}.UnderLoad(0.3)
+	if err := m.Act(context.Background(), env); err != nil || !slices.Equal(order, []string{"hold at 30", "act"}) {
+		t.Fatalf("order %v (err %v), want the hold at the trigger (30/100), then the act", order, err)
+	}
+	order = nil
+	env.Progress = func(context.Context) (int64, int64) { return 0, 100 }
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if err := m.Act(ctx, env); err != nil || len(order) != 0 {
+		t.Fatalf("order %v (err %v) although the trigger never came", order, err)
+	}
+}
+
 // TestSlowNetworkSetsAndHealsLatency: latency on, fired, then every link
 // healed, also when the cell ends during the slow spell.
 func TestSlowNetworkSetsAndHealsLatency(t *testing.T) {

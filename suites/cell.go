@@ -264,8 +264,10 @@ func (r *cellRun) execute(ctx context.Context, allowed check.Allowed) (*ctp.Obse
 			defer r.held.release()
 			env := faults.Env{Name: r.plan.name(), Cluster: r.c, Topology: r.topo, Rand: r.rng, Workers: o.Workers,
 				Fired: r.faultEvent, TookHold: r.held.release,
-				// Its own reads, more often than the drain's: a fast cell
-				// can pass a trigger's fraction between two drain reads.
+				// Its own reads, more often than the drain's (added when a
+				// fast cell passed a trigger's fraction between two drain
+				// reads; the held input now stops the load at the head, so
+				// the drain's reads would do: noted for the next round).
 				Progress: func(ctx context.Context) (int64, int64) { return r.progress(ctx, admin) }}
 			rep, err := r.injections(faultCtx, cf.Triggered(), env)
 			r.report = &rep
@@ -419,7 +421,10 @@ func (r *cellRun) shareState(ctx context.Context, admin *kgo.Client) (done, tota
 // drainTick is how often the drain reads the share group's progress. A
 // shared fault's trigger sees only these reads (faultShare.slowest): at one
 // a second, embedded cells of 400 records drained before their fault's
-// trigger saw them under load (CI: never fired).
+// trigger saw them under load (CI: never fired). Since then the input past
+// the trigger is held back (held_input.go), which closes that race at any
+// tick; each read is a DescribeShareGroupOffsets, so a longer tick is the
+// broker CPU back, not yet measured.
 const drainTick = 500 * time.Millisecond
 
 // drain waits until the share group is done with every input record, the

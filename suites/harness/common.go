@@ -1,14 +1,15 @@
 package harness
 
 import (
-	"github.com/sharechaos/sharechaos/docker"
-	flag "github.com/spf13/pflag"
 	"io"
 	"log/slog"
 	"slices"
 	"time"
 
+	flag "github.com/spf13/pflag"
+
 	"github.com/sharechaos/sharechaos/bench"
+	"github.com/sharechaos/sharechaos/docker"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
@@ -127,8 +128,8 @@ func (c Common) Validate() error {
 	if !slices.Contains(ctp.MemberTagChoices, c.MemberTags) {
 		return Usagef("--kip1289-member-tags %q: want send or omit", c.MemberTags)
 	}
-	if c.BrokerJIT != "" && c.BrokerJIT != docker.JITC1 && c.BrokerJIT != docker.JITFull {
-		return Usagef("--broker-jit %q: want %s or %s", c.BrokerJIT, docker.JITC1, docker.JITFull)
+	if c.BrokerJIT != "" && !slices.Contains(docker.JITs, c.BrokerJIT) {
+		return Usagef("--broker-jit %q: want one of %v", c.BrokerJIT, docker.JITs)
 	}
 	if !slices.Contains(ctp.Consumers, c.Consumer) {
 		return Usagef("--consumer %q: want one of %v", c.Consumer, ctp.Consumers)
