@@ -5,9 +5,9 @@ package suites
 import (
 	"context"
 	"fmt"
-	"github.com/sharechaos/sharechaos/result"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/result"
 	"github.com/sharechaos/sharechaos/suites/harness"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
@@ -27,31 +28,48 @@ type mutantCase struct {
 	scenario string
 	mode     ctp.AckMode
 	want     []string
+	// txnAcks pins the transactional realization (--txn-acks) where the
+	// mutant breaks one realization's promise: on embedded, auto means
+	// native, which has no ledger validation to skip.
+	txnAcks string
 }
+
+// The anomalies that show a loss or a duplicate, whatever cause names them.
+var (
+	wantLost = []string{verdict.AnomalyLost, verdict.AnomalyLostAfterCommit, verdict.AnomalyLostUnexplained}
+	wantDup  = []string{verdict.AnomalyDuplicate, verdict.AnomalyDuplicateUnexplained, verdict.AnomalyDuplicateInOneDelivery}
+)
 
 var mutantCases = []mutantCase{
 	// ACCEPTed before the transaction, then the transaction dies: lost.
-	{ctp.MutantAckBeforeCommit, "crash-after-send", ctp.Explicit,
-		[]string{verdict.AnomalyLost, verdict.AnomalyLostAfterCommit, verdict.AnomalyLostUnexplained}},
-	// Acks outside the transaction: the crash before the commit loses them.
-	{ctp.MutantAcksOutsideTxn, "crash-after-acks", ctp.Transactional,
-		[]string{verdict.AnomalyLost, verdict.AnomalyLostAfterCommit, verdict.AnomalyLostUnexplained}},
+	{mutant: ctp.MutantAckBeforeCommit, scenario: "crash-after-send", mode: ctp.Explicit, want: wantLost},
+	// Acks outside the transaction: the crash before the commit loses them,
+	// in either realization.
+	{mutant: ctp.MutantAcksOutsideTxn, scenario: "crash-after-acks", mode: ctp.Transactional, want: wantLost,
+		txnAcks: ctp.RealizationNative},
+	{mutant: ctp.MutantAcksOutsideTxn, scenario: "crash-after-acks", mode: ctp.Transactional, want: wantLost,
+		txnAcks: ctp.RealizationLedger},
 	// Without the ledger's validation the race's loser commits too.
-	{ctp.MutantSkipValidation, "lock-expiry-race", ctp.Transactional,
-		[]string{verdict.AnomalyDuplicate, verdict.AnomalyDuplicateUnexplained, verdict.AnomalyDuplicateInOneDelivery}},
+	{mutant: ctp.MutantSkipValidation, scenario: "lock-expiry-race", mode: ctp.Transactional, want: wantDup,
+		txnAcks: ctp.RealizationLedger},
 	// Two outputs from one transaction: never allowed, even in explicit.
-	{ctp.MutantProduceTwice, "steady", ctp.Explicit, []string{verdict.AnomalyDuplicateInOneDelivery}},
+	{mutant: ctp.MutantProduceTwice, scenario: "steady", mode: ctp.Explicit,
+		want: []string{verdict.AnomalyDuplicateInOneDelivery}},
 	// Acknowledged without its output.
-	{ctp.MutantDropOutput, "steady", ctp.Transactional,
-		[]string{verdict.AnomalyLost, verdict.AnomalyLostAfterCommit, verdict.AnomalyLostUnexplained}},
+	{mutant: ctp.MutantDropOutput, scenario: "steady", mode: ctp.Transactional, want: wantLost},
 	// An output outside the transaction shows although the transaction died.
-	{ctp.MutantOutputOutsideTxn, "crash-after-send", ctp.Transactional,
-		[]string{verdict.AnomalyAbortedRead, verdict.AnomalyDuplicate, verdict.AnomalyDuplicateUnexplained}},
+	{mutant: ctp.MutantOutputOutsideTxn, scenario: "crash-after-send", mode: ctp.Transactional,
+		want: []string{verdict.AnomalyAbortedRead, verdict.AnomalyDuplicate, verdict.AnomalyDuplicateUnexplained}},
+	// A transaction's acks of its first share-partition only: the other
+	// partitions' records come back when their locks end. Caught only where
+	// polls span share-partitions (native: our consumer asks every leader).
+	{mutant: ctp.MutantAcksOnePartition, scenario: "steady", mode: ctp.Transactional, want: wantDup,
+		txnAcks: ctp.RealizationNative},
 	// Committed without the produce results: the cut outputs are lost. In
 	// explicit mode: in transactional mode the ledger's own produce waits
 	// behind the cut link until the cell's drain gives up.
-	{ctp.MutantCommitUnchecked, "partial-produce-failure", ctp.Explicit,
-		[]string{verdict.AnomalyLost, verdict.AnomalyLostAfterCommit, verdict.AnomalyLostUnexplained, verdict.AnomalyAckWithoutOutput}},
+	{mutant: ctp.MutantCommitUnchecked, scenario: "partial-produce-failure", mode: ctp.Explicit,
+		want: append(slices.Clone(wantLost), verdict.AnomalyAckWithoutOutput)},
 }
 
 // TestMutants runs every mutant of the loop on the embedded backend with its
@@ -59,8 +77,14 @@ var mutantCases = []mutantCase{
 // suite does not catch as ANOMALY with the anomaly it is meant to cause.
 // make mutants runs it (go test -tags mutants).
 func TestMutants(t *testing.T) {
-	if len(mutantCases) != len(ctp.Mutants()) {
-		t.Fatalf("%d mutant cases for %d mutants: every mutant needs its scenario", len(mutantCases), len(ctp.Mutants()))
+	paired := map[ctp.Mutant]bool{}
+	for _, c := range mutantCases {
+		paired[c.mutant] = true
+	}
+	for _, m := range ctp.Mutants() {
+		if !paired[m] {
+			t.Fatalf("mutant %s has no scenario: every mutant needs one", m)
+		}
 	}
 	only := os.Getenv("SHARECHAOS_MUTANTS")
 	started := time.Now()
@@ -90,7 +114,8 @@ func TestMutants(t *testing.T) {
 		t.Setenv(ctp.MutantEnv, string(c.mutant))
 		began := time.Now()
 		res, err := Run(context.Background(), Options{
-			Common:    harness.Common{Backend: "embedded", Modes: []ctp.AckMode{c.mode}, Seed: 1289, Out: filepath.Join(base, string(c.mutant))},
+			Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{c.mode}, TxnAcks: c.txnAcks, Seed: 1289,
+				Out: filepath.Join(base, c.name())},
 			Scenarios: []string{c.scenario}, Records: 600,
 		})
 		r := row{c: c, took: time.Since(began)}
@@ -113,16 +138,24 @@ func TestMutants(t *testing.T) {
 	for _, r := range rows {
 		c := r.cell
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\tinput=%d processed=%d duplicated=%d lost=%d\t%s\t%v\t%s\n",
-			r.c.mutant, r.c.scenario, r.c.mode, c.Verdict, c.Input, c.Processed, c.Duplicated, c.Lost,
+			r.c.name(), r.c.scenario, r.c.mode, c.Verdict, c.Input, c.Processed, c.Duplicated, c.Lost,
 			anomalyList(c.Anomalies), r.caught, r.took.Round(time.Second))
 	}
 	tw.Flush()
 	fmt.Printf("mutants: %d run in %s\n", len(rows), time.Since(started).Round(time.Second))
 	for _, r := range rows {
 		if r.problem != "" {
-			t.Errorf("mutant %s (%s/%s): %s", r.c.mutant, r.c.scenario, r.c.mode, r.problem)
+			t.Errorf("mutant %s (%s/%s): %s", r.c.name(), r.c.scenario, r.c.mode, r.problem)
 		}
 	}
+}
+
+// name is the mutant, with the realization where the case pins one.
+func (c mutantCase) name() string {
+	if c.txnAcks == "" {
+		return string(c.mutant)
+	}
+	return string(c.mutant) + "/" + c.txnAcks
 }
 
 func anyOf(found map[string]verdict.Found, want []string) bool {

@@ -38,6 +38,11 @@ const (
 	// plain (non-transactional) producer, visible whatever the transaction
 	// does.
 	MutantOutputOutsideTxn Mutant = "output-outside-txn"
+	// MutantAcksOnePartition: a transaction's acks cover only the batch's
+	// first share-partition (a loop or broker that handles one partition of
+	// a multi-partition transaction); the others' records stay acquired
+	// until their locks end, then come back and are processed again.
+	MutantAcksOnePartition Mutant = "acks-one-partition"
 	// MutantCommitUnchecked: the transaction is committed without waiting
 	// for the produce results or flushing, so outputs still buffered behind
 	// a cut link (partial-produce-failure keeps its cut until the commit)
@@ -48,7 +53,7 @@ const (
 // Mutants lists every mutant.
 func Mutants() []Mutant {
 	return []Mutant{MutantAckBeforeCommit, MutantAcksOutsideTxn, MutantSkipValidation, MutantProduceTwice,
-		MutantDropOutput, MutantOutputOutsideTxn, MutantCommitUnchecked}
+		MutantDropOutput, MutantOutputOutsideTxn, MutantCommitUnchecked, MutantAcksOnePartition}
 }
 
 // MutantEnv carries the active mutant to worker processes of a mutants build.
@@ -74,4 +79,16 @@ func (w *Worker) produceOutsideTxn(ctx context.Context, r *kgo.Record) error {
 		return fmt.Errorf("produce outside the transaction: %w", err)
 	}
 	return nil
+}
+
+// firstPartitionOnly keeps the records of batch's first partition
+// (MutantAcksOnePartition).
+func firstPartitionOnly(batch []*kgo.Record) []*kgo.Record {
+	var out []*kgo.Record
+	for _, r := range batch {
+		if r.Partition == batch[0].Partition {
+			out = append(out, r)
+		}
+	}
+	return out
 }

@@ -108,7 +108,10 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 	}
 
 	if w.acker != nil && mutated(MutantAcksOutsideTxn) {
-		w.ack(ctx, kgo.AckAccept, batch)
+		// A plain ACCEPT in every realization: the native one too, whose
+		// ack() would otherwise send nothing (it leaves acks to the
+		// transaction), which made this mutant a loop that never acked.
+		w.ackOutsideTxn(ctx, kgo.AckAccept, batch)
 		if w.armedAt(PointAfterAcks) {
 			w.fire(ctx, PointAfterAcks)
 		}
@@ -117,7 +120,11 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 		txn.MemberID, txn.MemberEpoch = w.src.Member()
 		w.event(history.Event{Type: history.Invoke, F: history.FTxnAcks, Txn: w.txnSeq, Records: recs(batch)})
 		ackStart := time.Now()
-		if err := w.acker.AddAcks(reqCtx, txn, batch); err != nil {
+		acked := batch
+		if mutated(MutantAcksOnePartition) {
+			acked = firstPartitionOnly(batch)
+		}
+		if err := w.acker.AddAcks(reqCtx, txn, acked); err != nil {
 			w.event(history.Event{Type: history.Fail, F: history.FTxnAcks, Txn: w.txnSeq, Error: err.Error()})
 			return w.abort(ctx, batch, "acks into the transaction failed: "+err.Error())
 		}
@@ -260,7 +267,17 @@ func (w *Worker) abortOnly(ctx context.Context, why string) error {
 // come back when their locks end). A RELEASE here would also hide a broker
 // that failed to return them.
 func (w *Worker) ack(ctx context.Context, status kgo.AckStatus, batch []*kgo.Record) time.Duration {
-	if len(batch) == 0 || w.leavesAcksToTxn() {
+	if w.leavesAcksToTxn() {
+		return 0
+	}
+	return w.ackOutsideTxn(ctx, status, batch)
+}
+
+// ackOutsideTxn sends a plain (non-transactional) ack, whatever the
+// realization: ack's body, and the mutant acks-outside-txn's way around the
+// native realization's rule.
+func (w *Worker) ackOutsideTxn(ctx context.Context, status kgo.AckStatus, batch []*kgo.Record) time.Duration {
+	if len(batch) == 0 {
 		return 0
 	}
 	name := map[kgo.AckStatus]string{kgo.AckAccept: history.AckAccept, kgo.AckRelease: history.AckRelease,

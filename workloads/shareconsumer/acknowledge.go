@@ -102,7 +102,7 @@ func (c *Consumer) acknowledgeOn(ctx context.Context, s *session, results []AckR
 	if s.epoch == 0 {
 		// Acks at epoch 0 are refused; a ShareFetch for no partitions
 		// opens the session without acquiring anything.
-		if _, err := c.fetch(ctx, s, nil); err != nil {
+		if _, err := c.fetch(ctx, s, nil, c.fullFetch()); err != nil {
 			fail(fmt.Errorf("open share session on broker %d: %w", s.node, err))
 			return
 		}

@@ -21,6 +21,12 @@ type Config struct {
 	// the consumer asks for the record limit, so a Poll never holds locks on
 	// more records than the caller means to process.
 	BatchOptimized bool
+	// Spread makes each Poll first ask every leader of an assigned
+	// partition at once, without waiting, for a share of MaxRecords, as
+	// Kafka's Java share consumer fetches from every leader at once; only
+	// when none had records does it wait on one. A poll then holds records
+	// of several share-partitions whenever several leaders have some.
+	Spread bool
 	// MaxWait is ShareFetch's MaxWaitMillis; default 100ms.
 	MaxWait time.Duration
 	// MaxBytes and PartitionMaxBytes bound a fetch; defaults 8 MiB and 1 MiB.

@@ -105,11 +105,14 @@ func (c *Consumer) Assignment() map[string][]int32 {
 	return out
 }
 
-// Poll sends one ShareFetch to the next broker that leads an assigned
-// partition and returns the records it acquired, at most about
-// Config.MaxRecords, waiting at most Config.MaxWait for some. It never
-// acknowledges anything of the caller's. With nothing assigned yet it waits
-// MaxWait and returns nothing.
+// Poll acquires records and returns them, at most about Config.MaxRecords,
+// waiting at most Config.MaxWait for some. It never acknowledges anything of
+// the caller's. With nothing assigned yet it waits MaxWait and returns
+// nothing.
+//
+// It sends one ShareFetch to the next broker (round-robin) that leads an
+// assigned partition; with Config.Spread it first asks every such broker at
+// once (spread.go).
 //
 // Poll may return records and an error together (a partition's data that
 // did not decode, a partition error): the records are acquired all the
@@ -128,6 +131,11 @@ func (c *Consumer) Poll(ctx context.Context) ([]*Record, error) {
 		}
 	}
 	want := c.wanted(assigned)
+	if c.cfg.Spread && len(want) > 1 {
+		if recs, err := c.spread(ctx, want); len(recs) > 0 || ctx.Err() != nil {
+			return recs, err
+		}
+	}
 	node, ok := c.pick(want)
 	if !ok {
 		select {
@@ -137,14 +145,20 @@ func (c *Consumer) Poll(ctx context.Context) ([]*Record, error) {
 			return nil, nil
 		}
 	}
+	return c.fetchFrom(ctx, node, want[node], c.fullFetch())
+}
+
+// fetchFrom fetches from node's session, reopening it once when the broker
+// forgot it.
+func (c *Consumer) fetchFrom(ctx context.Context, node int32, want map[topicPartition]struct{}, lim fetchLimit) ([]*Record, error) {
 	s := c.session(node)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	recs, err := c.fetch(ctx, s, want[node])
+	recs, err := c.fetch(ctx, s, want, lim)
 	if errors.Is(err, errSessionReset) {
 		// The broker forgot the session (restart, or the connection was
 		// replaced): reopen it now rather than return an empty Poll.
-		recs, err = c.fetch(ctx, s, want[node])
+		recs, err = c.fetch(ctx, s, want, lim)
 	}
 	return recs, err
 }

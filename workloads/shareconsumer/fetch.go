@@ -22,16 +22,16 @@ var errSessionReset = errors.New("share session reset")
 // session; later ones list only partitions new to the session and forget
 // those no longer wanted (revoked, or moved to another leader). Pending gap
 // offsets ride along as GAP acknowledgements.
-func (c *Consumer) fetch(ctx context.Context, s *session, want map[topicPartition]struct{}) ([]*Record, error) {
+func (c *Consumer) fetch(ctx context.Context, s *session, want map[topicPartition]struct{}, lim fetchLimit) ([]*Record, error) {
 	req := kmsg.NewPtrShareFetchRequest()
 	req.GroupID = kmsg.StringPtr(c.cfg.Group)
 	req.MemberID = kmsg.StringPtr(c.cfg.MemberID)
 	req.ShareSessionEpoch = s.epoch
-	req.MaxWaitMillis = int32(c.cfg.MaxWait.Milliseconds())
+	req.MaxWaitMillis = int32(lim.wait.Milliseconds())
 	req.MinBytes = 1
 	req.MaxBytes = c.cfg.MaxBytes
-	req.MaxRecords = c.cfg.MaxRecords
-	req.BatchSize = c.cfg.MaxRecords
+	req.MaxRecords = lim.records
+	req.BatchSize = lim.records
 	if !c.cfg.BatchOptimized {
 		req.ShareAcquireMode = 1 // KIP-1206 record limit; dropped on v1, where there is no choice
 	}
@@ -98,7 +98,7 @@ func (c *Consumer) fetch(ctx context.Context, s *session, want map[topicPartitio
 
 	// The deadline covers the broker's MaxWait on top of the request
 	// timeout, so an empty long poll is not mistaken for a dead broker.
-	rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout+c.cfg.MaxWait)
+	rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout+lim.wait)
 	defer cancel()
 	kresp, err := c.cl.Broker(int(s.node)).Request(rctx, req)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -79,4 +80,27 @@ func batch(t *testing.T, first int64, values ...string) []byte {
 	binary.BigEndian.PutUint32(raw[8:12], uint32(len(raw)-lengthFieldEnd))
 	binary.BigEndian.PutUint32(raw[17:21], crc32.Checksum(raw[crcDataStart:], castagnoli))
 	return raw
+}
+
+// TestSplitShares: the records are split as evenly as whole records allow,
+// the remainder going to the brokers from first on, never more than the
+// total.
+func TestSplitShares(t *testing.T) {
+	for _, c := range []struct {
+		total int32
+		n     int
+		first int
+		want  []int32
+	}{
+		{10, 3, 0, []int32{4, 3, 3}},
+		{10, 3, 1, []int32{3, 4, 3}},
+		{10, 3, 5, []int32{3, 3, 4}},
+		{11, 3, 2, []int32{4, 3, 4}},
+		{1, 3, 2, []int32{0, 0, 1}},
+		{6, 2, 7, []int32{3, 3}},
+	} {
+		if got := splitShares(c.total, c.n, c.first); !slices.Equal(got, c.want) {
+			t.Errorf("splitShares(%d, %d, %d) = %v, want %v", c.total, c.n, c.first, got, c.want)
+		}
+	}
 }

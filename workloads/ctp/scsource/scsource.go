@@ -51,6 +51,9 @@ func Open(ctx context.Context, cfg ctp.WorkerConfig) (ctp.ShareSource, error) {
 		Group:      cfg.Group,
 		Topics:     []string{cfg.InputTopic},
 		MaxRecords: cfg.MaxRecords,
+		// Every leader at once: a transaction's acks span share-partitions
+		// whenever several leaders have records (shareconsumer's spread.go).
+		Spread: true,
 		// As kgo's FetchMaxWait above: a broker with nothing long-polls.
 		MaxWait:        100 * time.Millisecond,
 		RequestTimeout: cfg.RequestTimeout.D(),
