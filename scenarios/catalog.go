@@ -67,7 +67,7 @@ func rows() []Scenario {
 		// transactions).
 		{Name: "crash-after-acks", Case: "3", About: "SIGKILL after the acks went into the transaction, before commit (the case KIP-1289 exists for)",
 			Worker:   &WorkerFault{Point: ctp.PointAfterAcks, Action: ctp.ActionKill},
-			Expect:   exactlyOnceElse(noTxnAcks, noTxnAcks),
+			Expect:   exactlyOnceElse(noTxnAcksFor("crash-after-acks"), noTxnAcksFor("crash-after-acks")),
 			Evidence: []Evidence{firedAt(string(ctp.PointAfterAcks)), redelivered}},
 
 		// Case 4b: transactional "no dup (the acks were in the txn)"; explicit
@@ -91,6 +91,18 @@ func rows() []Scenario {
 			Worker:   &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionStop, Conduct: faults.Zombie},
 			Expect:   exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
 			Evidence: []Evidence{firedAt(string(ctp.PointBeforeCommit)), replacementReady, zombieFenced}},
+
+		// Case 5, the stale-epoch half: frozen before its acks, the zombie's
+		// first act after its resume is AddShareAcksToTxn (native) or its
+		// ledger entries (ledger), sent with the producer epoch its
+		// replacement's InitProducerId fenced. A broker that forgets the
+		// epoch check on the acks passes zombie-fenced, whose zombie goes
+		// straight to its commit; here its acks must be refused. Explicit
+		// and implicit have no acks in the transaction: N/A, as case 3.
+		{Name: "zombie-fenced-before-acks", Case: "5 (stale epoch on the acks)", About: "a worker SIGSTOPs after its send, before its acks; a replacement with its transactional id initializes; the resumed zombie's acks into the transaction are refused as fenced",
+			Worker:   &WorkerFault{Point: ctp.PointAfterSend, Action: ctp.ActionStop, Conduct: faults.Zombie},
+			Expect:   exactlyOnceElse(noTxnAcksFor("zombie-fenced-before-acks"), noTxnAcksFor("zombie-fenced-before-acks")),
+			Evidence: []Evidence{firedAt(string(ctp.PointAfterSend)), replacementReady, zombieAcksFenced}},
 
 		// Case 6: transactional "no loss, no dup"; explicit "records RELEASEd
 		// and reprocessed; no loss"; implicit "the next poll accepts the

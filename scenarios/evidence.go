@@ -281,6 +281,28 @@ var (
 
 // isFencedError says whether an error text is the coordinator's fencing
 // (the words of kerr's errors, which the history keeps).
+// zombieAcksFenced: the resumed zombie's first acks into its transaction
+// (txn-acks: AddShareAcksToTxn and TxnShareAcknowledge natively, the ledger
+// entries on the ledger) were refused, fenced by the replacement's epoch.
+var zombieAcksFenced = Evidence{Name: "the resumed zombie's acks into its transaction refused as fenced",
+	Missing: "the zombie never sent its acks after its resume, or they were not refused as fenced",
+	Find: func(h history.History) (bool, string) {
+		z, ok := findZombie(h)
+		if !ok || z.resumed < 0 {
+			return false, ""
+		}
+		for _, e := range h[z.resumed+1:] {
+			if e.Worker != z.a.fired.Worker || e.F != history.FTxnAcks || e.Type == history.Invoke {
+				continue
+			}
+			if e.Type != history.OK && (isFencedError(e.Error) || strings.Contains(e.Error, kerr.InvalidTxnState.Message)) {
+				return true, fmt.Sprintf("%s txn-acks %s at %s: %s", e.Worker, e.Type, z.a.at(e.TS), e.Error)
+			}
+			return false, ""
+		}
+		return false, ""
+	}}
+
 func isFencedError(s string) bool {
 	return strings.Contains(s, kerr.ProducerFenced.Message) || strings.Contains(s, kerr.InvalidProducerEpoch.Message)
 }

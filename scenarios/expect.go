@@ -47,10 +47,14 @@ var (
 	// the next poll, so it has no such window.
 	implicitCrashDuplicates = allow(verdict.AnomalyDuplicate, whyImplicitRide)
 
-	// noTxnAcks: case 3 only exists where the acks are part of the transaction.
-	noTxnAcks = Expectation{NotApplicable: "crash-after-acks needs acks inside the transaction: " +
-		"only the transactional mode has that point (ORACLE.md case 3: n/a)"}
 )
+
+// noTxnAcksFor: a row about acks inside the transaction (case 3, the
+// stale-epoch zombie) only exists in the mode that puts them there.
+func noTxnAcksFor(row string) Expectation {
+	return Expectation{NotApplicable: row + " needs acks inside the transaction: " +
+		"only the transactional mode has that point (ORACLE.md case 3: n/a)"}
+}
 
 // exactlyOnceElse is the shape most rows have: transactional tolerates nothing
 // (in both realizations, ORACLE.md: "must hold in both realizations unless a

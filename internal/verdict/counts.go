@@ -57,6 +57,12 @@ const (
 	// began committing after the next incarnation of its slot started: the
 	// replacement's InitProducerId must have fenced it. Allowed nowhere.
 	AnomalyZombieCommit = "zombie-commit"
+	// AnomalyZombieAcks: a worker incarnation's acks into its transaction
+	// (txn-acks) were accepted although it sent them after the next
+	// incarnation of its slot started: the replacement's InitProducerId
+	// bumped the producer epoch, and AddShareAcksToTxn, TxnShareAcknowledge
+	// (or the ledger's produce) must refuse the old one. Allowed nowhere.
+	AnomalyZombieAcks = "zombie-acks"
 	// AnomalyAckedByNonHolder: a transaction that committed carried the ack
 	// of a record another worker had acquired again before the ack was sent
 	// (native realization): the broker accepted an ack from a member that no

@@ -18,6 +18,7 @@ var checkers = []checker{
 	{"acked-by-non-holder", checkAckedByNonHolder},
 	{"fault-points", checkFaultPoints},
 	{"zombie-commits", checkZombieCommits},
+	{"zombie-acks", checkZombieAcks},
 }
 
 // Names lists the sub-checkers Run composes, in the order they run.
