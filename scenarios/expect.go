@@ -46,7 +46,6 @@ var (
 	// processed again. Explicit mode flushes its acks synchronously before
 	// the next poll, so it has no such window.
 	implicitCrashDuplicates = allow(verdict.AnomalyDuplicate, whyImplicitRide)
-
 )
 
 // noTxnAcksFor: a row about acks inside the transaction (case 3, the
