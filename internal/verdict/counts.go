@@ -63,6 +63,12 @@ const (
 	// bumped the producer epoch, and AddShareAcksToTxn, TxnShareAcknowledge
 	// (or the ledger's produce) must refuse the old one. Allowed nowhere.
 	AnomalyZombieAcks = "zombie-acks"
+	// AnomalyHangingTransaction: an output partition's last stable offset
+	// stayed below its end long after every transaction of the cell should
+	// have ended (ctp.HangingError): a transaction the broker neither
+	// committed nor aborted, so the outputs past it cannot be read committed.
+	// Allowed nowhere.
+	AnomalyHangingTransaction = "hanging-transaction"
 	// AnomalyAckedByNonHolder: a transaction that committed carried the ack
 	// of a record another worker had acquired again before the ack was sent
 	// (native realization): the broker accepted an ack from a member that no

@@ -57,5 +57,8 @@ type Observation struct {
 	// DeliveryLimit is the group's delivery-count limit (records that reached
 	// it without output were archived).
 	DeliveryLimit int32
-	History       history.History
+	// HangingOutputs are output partitions whose last stable offset stayed
+	// below their end (HangingError): the outputs past it could not be read.
+	HangingOutputs []HangingPartition `json:",omitempty"`
+	History        history.History
 }

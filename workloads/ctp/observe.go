@@ -2,6 +2,7 @@ package ctp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -125,6 +126,7 @@ func EachRecord(ctx context.Context, bootstrap []string, topic string, readCommi
 	defer cl.Close()
 
 	stable := map[int32]bool{}
+	lastSeen := map[int32]kgo.FetchPartition{} // each partition's offsets as last fetched
 	quietSince := time.Now()
 	for {
 		pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
@@ -139,6 +141,7 @@ func EachRecord(ctx context.Context, bootstrap []string, topic string, readCommi
 			if p.Err != nil || ferr != nil {
 				return
 			}
+			lastSeen[p.Partition] = p.FetchPartition
 			if p.LastStableOffset >= want[p.Partition] || (!readCommitted && p.HighWatermark >= want[p.Partition]) {
 				stable[p.Partition] = true
 			}
@@ -162,6 +165,9 @@ func EachRecord(ctx context.Context, bootstrap []string, topic string, readCommi
 			return nil
 		}
 		if time.Since(quietSince) > readStall {
+			if h := hangingOf(topic, want, stable, lastSeen, readCommitted); h != nil {
+				return h
+			}
 			return fmt.Errorf("read topic %s: not at its end, nothing read for %s (%d of %d partitions stable)", topic, readStall, len(stable), len(want))
 		}
 	}
@@ -181,17 +187,19 @@ func ReadInputs(ctx context.Context, bootstrap []string, topic string, extra ...
 	return in, nil
 }
 
-// ReadOutputs reads every output visible to a read_committed consumer.
+// ReadOutputs reads every output visible to a read_committed consumer. With
+// a *HangingError it returns the outputs read up to the stuck offsets too.
 func ReadOutputs(ctx context.Context, bootstrap []string, topic string, extra ...kgo.Opt) ([]Output, error) {
 	rs, err := ReadTopic(ctx, bootstrap, topic, true, extra...)
-	if err != nil {
+	var hanging *HangingError
+	if err != nil && !errors.As(err, &hanging) {
 		return nil, err
 	}
 	out := make([]Output, len(rs))
 	for i, r := range rs {
 		out[i] = OutputOf(r)
 	}
-	return out, nil
+	return out, err
 }
 
 // OutputOf is the output an output-topic record is.

@@ -19,6 +19,7 @@ var checkers = []checker{
 	{"fault-points", checkFaultPoints},
 	{"zombie-commits", checkZombieCommits},
 	{"zombie-acks", checkZombieAcks},
+	{"hanging-transactions", checkHangingTransactions},
 }
 
 // Names lists the sub-checkers Run composes, in the order they run.
