@@ -5,33 +5,6 @@ import (
 	"time"
 )
 
-// Metric names (snake_case with units, CONTRACT.md "Names"). Latencies are
-// durations; counters are counts.
-const (
-	// TxnCommitDuration: the commit call alone (commitTransaction).
-	TxnCommitDuration = "txn_commit_duration"
-	// TxnTotalDuration: beginTransaction to commit returned; under the Driver,
-	// from the transaction's intended start.
-	TxnTotalDuration = "txn_total_duration"
-	// ShareAckDuration: the acknowledgement round trip (explicit: the ack after
-	// the commit with a synchronous flush; transactional: the acks' send inside
-	// the transaction).
-	ShareAckDuration = "share_ack_duration"
-	// TxnAcksDuration: the acks put into the transaction (transactional mode).
-	TxnAcksDuration = "txn_acks_duration"
-	// E2ELatency: input record written to its output visible read_committed.
-	E2ELatency = "e2e_latency"
-	// IterationDuration: one Driver iteration from its intended start (the
-	// Driver's default metric).
-	IterationDuration = "iteration_duration"
-
-	// Counters.
-	Iterations        = "iterations"
-	FailedIterations  = "failed_iterations"
-	DroppedIterations = "dropped_iterations"
-	Transactions      = "transactions"
-	Records           = "records"
-)
 
 // Recorder records named metrics into HDR histograms, safe for concurrent use
 // by any number of goroutines. Values are filed by the time they happened "at"

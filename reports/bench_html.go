@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/sharechaos/sharechaos/bench"
 	"github.com/sharechaos/sharechaos/result"
 	"html/template"
 	"io"
@@ -23,6 +24,7 @@ func WriteBenchHTML(w io.Writer, b result.Bench, figs result.BenchFigures) error
 		Dur:     seconds(b.DurationS),
 		Modes:   strings.Join(b.Modes, ", "),
 		Tables:  benchTables(b),
+		Total:   bench.TxnTotalDuration, Commit: bench.TxnCommitDuration, Dropped: bench.DroppedIterations,
 	}
 	if !b.Started.IsZero() {
 		v.Started = b.Started.Format(time.RFC3339)
@@ -56,6 +58,8 @@ type benchView struct {
 	Tables                             []benchTable
 	Figures                            []batchFigures
 	Warnings                           []string
+	// The metrics the repeats table shows (bench's names).
+	Total, Commit, Dropped string
 }
 
 type batchFigures struct {
@@ -115,7 +119,7 @@ var benchTemplate = template.Must(template.New("bench").Funcs(templateFuncs).Fun
 
 <h2 id="repeats">Repeats</h2>
 <table><tr><th>#</th><th>mode</th><th>batch</th><th>repeat</th><th>txn/s</th><th>records/s</th><th>txn_total p50 / p99 ms</th><th>txn_commit p50 / p99 ms</th><th>dropped</th><th>error</th></tr>
-{{range $i, $r := .B.Runs}}{{$t := at $r.Latency "txn_total_duration"}}{{$c := at $r.Latency "txn_commit_duration"}}<tr><td class="n">{{inc $i}}</td><td>{{$r.Label}}{{with $r.Point}} ({{.}}){{end}}</td><td class="n">{{$r.Batch}}</td><td class="n">{{$r.Repeat}}</td><td class="n">{{r3 $r.TxnPerSec}}</td><td class="n">{{r3 $r.RecordsPerSec}}</td><td class="n">{{ms $t.P50}} / {{ms $t.P99}}</td><td class="n">{{ms $c.P50}} / {{ms $c.P99}}</td><td class="n">{{index $r.Counters "dropped_iterations"}}</td><td>{{dash $r.Error}}</td></tr>
+{{range $i, $r := .B.Runs}}{{$t := at $r.Latency $.Total}}{{$c := at $r.Latency $.Commit}}<tr><td class="n">{{inc $i}}</td><td>{{$r.Label}}{{with $r.Point}} ({{.}}){{end}}</td><td class="n">{{$r.Batch}}</td><td class="n">{{$r.Repeat}}</td><td class="n">{{r3 $r.TxnPerSec}}</td><td class="n">{{r3 $r.RecordsPerSec}}</td><td class="n">{{ms $t.P50}} / {{ms $t.P99}}</td><td class="n">{{ms $c.P50}} / {{ms $c.P99}}</td><td class="n">{{index $r.Counters $.Dropped}}</td><td>{{dash $r.Error}}</td></tr>
 {{end}}</table>
 {{if .B.Config}}<h2 id="settings">Settings</h2>
 <table><tr><th>setting</th><th>value</th></tr>

@@ -3,6 +3,7 @@ package reports
 import (
 	"bufio"
 	"fmt"
+	"github.com/sharechaos/sharechaos/bench"
 	"github.com/sharechaos/sharechaos/result"
 	"io"
 	"maps"
@@ -58,7 +59,7 @@ func benchTables(b result.Bench) []benchTable {
 		}
 	}
 	if len(metrics) == 0 {
-		metrics = []string{"txn_total_duration"}
+		metrics = []string{bench.TxnTotalDuration}
 	}
 	batches := slices.Clone(b.Batches)
 	for _, r := range b.Runs {
@@ -278,14 +279,14 @@ func WriteBenchSummary(w io.Writer, b result.Bench) error {
 	p("| # | mode | batch | repeat | txn/s | records/s | txn_total p50 / p99 ms | txn_commit p50 / p99 ms | dropped | error |\n")
 	p("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for i, r := range b.Runs {
-		tot, com := r.Latency["txn_total_duration"], r.Latency["txn_commit_duration"]
+		tot, com := r.Latency[bench.TxnTotalDuration], r.Latency[bench.TxnCommitDuration]
 		label := r.Label()
 		if pt := r.Point(); pt != "" {
 			label += " (" + pt + ")"
 		}
 		p("| %d | %s | %d | %d | %s | %s | %s / %s | %s / %s | %d | %s |\n", i+1, md(label), r.Batch, r.Repeat,
 			strconv.FormatFloat(round3(r.TxnPerSec), 'f', -1, 64), strconv.FormatFloat(round3(r.RecordsPerSec), 'f', -1, 64),
-			msWords(tot.P50), msWords(tot.P99), msWords(com.P50), msWords(com.P99), r.Counters["dropped_iterations"], md(dash(r.Error)))
+			msWords(tot.P50), msWords(tot.P99), msWords(com.P50), msWords(com.P99), r.Counters[bench.DroppedIterations], md(dash(r.Error)))
 	}
 	p("\n")
 	if len(b.Config) > 0 {

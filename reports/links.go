@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"github.com/sharechaos/sharechaos/bench"
 	"github.com/sharechaos/sharechaos/result"
 	"os"
 	"path"
@@ -13,7 +14,7 @@ import (
 const fewSamples = 100
 
 // commitMetric is the metric of the cells table's commit column.
-const commitMetric = "txn_commit_duration"
+const commitMetric = bench.TxnCommitDuration
 
 type link struct{ Href, Text string }
 

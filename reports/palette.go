@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"github.com/sharechaos/sharechaos/bench"
 	"hash/fnv"
 	"image/color"
 	"strings"
@@ -15,14 +16,14 @@ var palette = map[string]color.Color{
 	"explicit":      color.NRGBA{R: 214, G: 39, B: 40, A: 255},
 	"implicit":      color.NRGBA{R: 44, G: 160, B: 44, A: 255},
 	// metrics
-	"txn_commit_duration":  color.NRGBA{R: 255, G: 127, B: 14, A: 255},
-	"txn_total_duration":   color.NRGBA{R: 148, G: 103, B: 189, A: 255},
-	"share_ack_duration":   color.NRGBA{R: 23, G: 190, B: 207, A: 255},
-	"txn_acks_duration":    color.NRGBA{R: 140, G: 86, B: 75, A: 255},
-	"txn_service_duration": color.NRGBA{R: 188, G: 189, B: 34, A: 255},
-	"e2e_latency":          color.NRGBA{R: 227, G: 119, B: 194, A: 255},
-	"iteration_duration":   color.NRGBA{R: 127, G: 127, B: 127, A: 255},
-	"committed_records":    color.NRGBA{R: 31, G: 119, B: 180, A: 255},
+	bench.TxnCommitDuration:  color.NRGBA{R: 255, G: 127, B: 14, A: 255},
+	bench.TxnTotalDuration:   color.NRGBA{R: 148, G: 103, B: 189, A: 255},
+	bench.ShareAckDuration:   color.NRGBA{R: 23, G: 190, B: 207, A: 255},
+	bench.TxnAcksDuration:    color.NRGBA{R: 140, G: 86, B: 75, A: 255},
+	bench.TxnServiceDuration: color.NRGBA{R: 188, G: 189, B: 34, A: 255},
+	bench.E2ELatency:         color.NRGBA{R: 227, G: 119, B: 194, A: 255},
+	bench.IterationDuration:  color.NRGBA{R: 127, G: 127, B: 127, A: 255},
+	"committed_records":      color.NRGBA{R: 31, G: 119, B: 180, A: 255},
 }
 
 var fallback = []color.Color{

@@ -9,14 +9,6 @@ import (
 	"github.com/sharechaos/sharechaos/internal/history"
 )
 
-// The metrics a cell's histories give, named once in package bench.
-const (
-	metricCommit = bench.TxnCommitDuration // the commit call
-	metricTxn    = bench.TxnTotalDuration  // begin to commit returned
-	metricAck    = bench.ShareAckDuration  // a non-transactional ack round trip (synchronous flush)
-	metricTxnAck = bench.TxnAcksDuration   // the acks put into the transaction (transactional mode)
-)
-
 // cellLatency builds the cell's histograms from its histories: every timed
 // event carries its duration, so a worker SIGKILLed mid-run loses nothing it
 // measured, and the orchestrator needs nothing from the workers but histories.
@@ -34,16 +26,16 @@ func cellLatency(h history.History) map[string]*bench.Histogram {
 		}
 		switch e.F {
 		case history.FCommit:
-			rec(metricCommit, time.Duration(e.DurNS))
+			rec(bench.TxnCommitDuration, time.Duration(e.DurNS))
 			if e.TxnNS > 0 {
-				rec(metricTxn, time.Duration(e.TxnNS))
+				rec(bench.TxnTotalDuration, time.Duration(e.TxnNS))
 			}
 		case history.FAck:
 			if e.Ack == history.AckAccept {
-				rec(metricAck, time.Duration(e.DurNS))
+				rec(bench.ShareAckDuration, time.Duration(e.DurNS))
 			}
 		case history.FTxnAcks:
-			rec(metricTxnAck, time.Duration(e.DurNS))
+			rec(bench.TxnAcksDuration, time.Duration(e.DurNS))
 		}
 	}
 	return hs
@@ -67,10 +59,10 @@ func (r *cellRun) summarizeLatency(cell *result.Cell, h history.History) {
 			cell.Notes = append(cell.Notes, "write "+name+".hgrm: "+err.Error())
 		}
 	}
-	if p, ok := cell.Latency[metricCommit]; ok {
+	if p, ok := cell.Latency[bench.TxnCommitDuration]; ok {
 		cell.CommitP50Ms, cell.CommitP99Ms = p.P50, p.P99
 	}
-	if p, ok := cell.Latency[metricTxn]; ok {
+	if p, ok := cell.Latency[bench.TxnTotalDuration]; ok {
 		cell.TxnP50Ms, cell.TxnP99Ms = p.P50, p.P99
 	}
 }

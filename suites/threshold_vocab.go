@@ -27,7 +27,7 @@ func (o Options) thresholdVocabulary() (bench.Vocabulary, error) {
 		modes = append(modes, string(m))
 	}
 	return bench.Vocabulary{
-		Latencies: []string{metricCommit, metricTxn, metricAck, metricTxnAck},
+		Latencies: bench.MetricNames(bench.Latency, bench.InRun),
 		Counters:  slices.Sorted(maps.Keys(cellCounters(result.Cell{}))),
 		Tags: map[string][]string{
 			"scenario":    names,

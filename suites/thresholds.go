@@ -4,7 +4,12 @@ import (
 	"github.com/sharechaos/sharechaos/bench"
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/result"
+	"maps"
+	"slices"
 )
+
+// ThresholdCounters are the counts a chaos run's thresholds can bound.
+func ThresholdCounters() []string { return slices.Sorted(maps.Keys(cellCounters(result.Cell{}))) }
 
 // cellCounters are the counts a threshold can bound in a chaos cell.
 func cellCounters(c result.Cell) map[string]int64 {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/sharechaos/sharechaos/bench"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -36,11 +37,10 @@ const benchExample = `  sharechaos bench --mode transactional,explicit,implicit 
   sharechaos bench --rate 0 --duration 20s --batch 100      # closed loop: maximum throughput
   sharechaos bench --backend docker --fault broker-kill     # latency before / during / after a fault`
 
-const benchThresholdHelp = `Thresholds (k6 style, repeatable): metric{tag:value,...}: stat op limit, where
+// benchThresholdHelp names the metrics from bench.Metrics, their one home.
+var benchThresholdHelp = wrap(`Thresholds (k6 style, repeatable): metric{tag:value,...}: stat op limit, where
 stat is p(N), med, avg, min, max, count or rate; tags mode, realization, batch,
-partitions, latency. Metrics: txn_total_duration, txn_service_duration,
-txn_commit_duration, share_ack_duration, txn_acks_duration, e2e_latency,
-iteration_duration, transactions, records, dropped_iterations.`
+partitions, latency. Metrics: ` + bench.MetricList(bench.Latency, bench.InBench) + ", " + bench.MetricList(bench.Counter, bench.InBench) + ".")
 
 // benchFlags is what bench's flags fill while they are parsed.
 type benchFlags struct {

@@ -148,3 +148,27 @@ func scenarioHelp() string {
 	b.WriteString("\nModes (--mode): transactional, explicit, implicit")
 	return b.String()
 }
+
+// wrap refolds text into lines of at most 80 columns (paragraphs kept).
+func wrap(text string) string {
+	var out []string
+	for _, para := range strings.Split(text, "\n\n") {
+		var line string
+		var lines []string
+		for _, w := range strings.Fields(para) {
+			if line != "" && len(line)+1+len(w) > 80 {
+				lines = append(lines, line)
+				line = ""
+			}
+			if line != "" {
+				line += " "
+			}
+			line += w
+		}
+		if line != "" {
+			lines = append(lines, line)
+		}
+		out = append(out, strings.Join(lines, "\n"))
+	}
+	return strings.Join(out, "\n\n")
+}

@@ -3,12 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/sharechaos/sharechaos/bench"
 	"github.com/sharechaos/sharechaos/result"
 	"io"
 	"log/slog"
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -41,11 +43,12 @@ type runFlags struct {
 	verbose      bool
 }
 
-const thresholdHelp = `Thresholds (--threshold, k6 style, repeatable): metric{tag:value,...}: stat op limit,
+// thresholdHelp names the metrics from bench.Metrics and the counters from
+// the runner, their homes.
+var thresholdHelp = wrap(`Thresholds (--threshold, k6 style, repeatable): metric{tag:value,...}: stat op limit,
 where stat is p(N), med, avg, min, max, count or rate; tags scenario, mode,
-backend, realization. Metrics: the latencies of result.json's cells
-(txn_total_duration, txn_commit_duration, share_ack_duration, ...) and the
-counts duplicated, lost, unseen, extra_outputs, processed.`
+backend, realization. Metrics: the latencies of result.json's cells (` + bench.MetricList(bench.Latency, bench.InRun) +
+	") and the counts " + strings.Join(suites.ThresholdCounters(), ", ") + ".")
 
 func newRunCmd(rawArgs []string) *cobra.Command {
 	var rf runFlags

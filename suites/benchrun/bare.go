@@ -172,7 +172,7 @@ func (b *bareSide) record(res benchResult, samples []bareSample, end time.Time, 
 	rec := bench.NewRecorder(0)
 	for _, s := range samples {
 		rec.Record(bench.TxnTotalDuration, s.intended, s.d)
-		rec.Record(metricTxnService, s.intended, s.service)
+		rec.Record(bench.TxnServiceDuration, s.intended, s.service)
 		rec.Add(bench.Transactions, s.intended.Add(s.d), 1)
 	}
 	rec.Add(bench.FailedIterations, end, b.failed.Load())

@@ -168,7 +168,7 @@ func TestBenchStallRaisesCorrectedPercentiles(t *testing.T) {
 		t.Fatalf("runs %+v", b.Runs)
 	}
 	lat := b.Runs[0].Latency
-	total, service := lat[bench.TxnTotalDuration], lat[metricTxnService]
+	total, service := lat[bench.TxnTotalDuration], lat[bench.TxnServiceDuration]
 	t.Logf("txn_total_duration p50 %.1fms p90 %.1fms max %.1fms; txn_service_duration p50 %.1fms p90 %.1fms max %.1fms",
 		total.P50, total.P90, total.Max, service.P50, service.P90, service.Max)
 	stallMs := float64(stall / time.Millisecond)

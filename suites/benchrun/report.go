@@ -14,17 +14,14 @@ import (
 	"github.com/sharechaos/sharechaos/bench"
 )
 
-// benchMetricNotes say how each metric is measured; they go into the report.
-var benchMetricNotes = []string{
-	"txn_total_duration: from the transaction's intended start (its tick on the open-loop schedule) to commitTransaction returned; it includes waiting behind a slow transaction, the poll (empty polls are retried inside the transaction's iteration) and, in transactional mode, the ledger pre-check, the acks and the validation, but not the ack after the commit. Its end is taken when the worker's step returned, minus the ack's own round trip: the three history events written after the commit returned (commit ok, ack invoke, ack ok) are inside it, tens of microseconds (the harness-overhead note breaks them out). Coordinated-omission correct: a stall raises the latency of everything it delayed.",
-	"txn_service_duration: beginTransaction to commitTransaction returned, from the actual begin: what a harness without correction would report; beside txn_total_duration it shows what waiting costs.",
-	"txn_commit_duration: the commitTransaction (EndTxn) call alone.",
-	"share_ack_duration: the ACCEPT after the commit, marked and flushed synchronously (explicit mode, and the ledger realization of transactional mode, whose ACCEPT follows its commit too). Implicit mode has none: its acks ride on the next poll.",
-	"txn_acks_duration (transactional only): putting the batch's acks into the open transaction (ledger realization: producing the ledger entry; native: AddShareAcksToTxn + TxnShareAcknowledge).",
-	"e2e_latency: per output record, from its transaction's intended start to when a read_committed tail reader in the orchestrator first saw the output. The input is pre-seeded, so the record's own timestamp (seed time) would only measure its place in the backlog; in the open-loop model a transaction's intended start is when its input is wanted, so that is where e2e starts. It includes the commit markers reaching the partition and the reader's fetch (at most " + tailMaxWait.String() + " of fetch wait when idle).",
-	"records/s and txn/s: records and transactions committed during the measured duration, per second of it; dropped_iterations: ticks that found the worker's backlog full and never started.",
+// benchMetricNotes say how each metric is measured (bench.Metrics), then
+// what only the bench's way of measuring adds; they go into the report.
+var benchMetricNotes = append(bench.MetricNotes(bench.InBench),
+	"txn_total_duration in the bench: its end is taken when the worker's step returned, minus the ack's own round trip: the three history events written after the commit returned (commit ok, ack invoke, ack ok) are inside it, tens of microseconds (the harness-overhead note breaks them out).",
+	"e2e_latency includes the commit markers reaching the partition and the tail reader's fetch (at most "+tailMaxWait.String()+" of fetch wait when idle).",
+	"records/s and txn/s: records and transactions committed during the measured duration, per second of it.",
 	"Comparisons: per sweep point, batch size, metric and percentile, each mode against explicit by a Mann-Whitney U test whose unit is one repeat's percentile (n = repeats per mode).",
-}
+)
 
 // summarizeBench turns the runs into comparisons, thresholds, harness
 // overhead, .hgrm files and figures.
@@ -267,8 +264,8 @@ func harnessOverhead(b *result.Bench, results []benchResult, o *Options) float64
 		bare := p50(r.snap, bench.TxnTotalDuration)
 		s.bare = append(s.bare, bare)
 		s.ours = append(s.ours, ours)
-		s.bareSvc = append(s.bareSvc, p50(r.snap, metricTxnService))
-		s.oursSvc = append(s.oursSvc, p50(r.paired, metricTxnService))
+		s.bareSvc = append(s.bareSvc, p50(r.snap, bench.TxnServiceDuration))
+		s.oursSvc = append(s.oursSvc, p50(r.paired, bench.TxnServiceDuration))
 		s.ratios = append(s.ratios, ours/bare)
 		s.dirs = append(s.dirs, filepath.Join(o.Out, "runs", r.plan.dirName()))
 		if r.run.Counters[bench.DroppedIterations] > 0 || bench.FillRun(result.BenchRun{}, r.paired, nil).Counters[bench.DroppedIterations] > 0 {

@@ -25,18 +25,6 @@ import (
 	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
 
-// Metrics a bench records beside bench's own names (TxnTotalDuration, ...).
-const (
-	// metricTxnService: begin to commit returned, from the transaction's
-	// actual begin: what a harness without coordinated-omission correction
-	// would report. Beside txn_total_duration it shows what correction adds.
-	metricTxnService = "txn_service_duration"
-	// metricEmptyPolls counts polls that brought nothing (retried inside the
-	// iteration): many of them mean the input ran dry or the group was slow to
-	// assign.
-	metricEmptyPolls = "empty_polls"
-)
-
 // benchMetrics are the latency metrics compared between modes, in report order.
 var benchMetrics = []string{bench.TxnTotalDuration, bench.TxnCommitDuration, bench.ShareAckDuration, bench.E2ELatency}
 
@@ -415,7 +403,7 @@ func (r *benchRunner) iteration(w *benchWorker, rec *bench.Recorder, measure boo
 				end := time.Now()
 				at := t.Intended
 				rec.Record(bench.TxnTotalDuration, at, end.Add(-res.Ack).Sub(t.Intended))
-				rec.Record(metricTxnService, at, res.Total)
+				rec.Record(bench.TxnServiceDuration, at, res.Total)
 				rec.Record(bench.TxnCommitDuration, at, res.Commit)
 				if res.Ack > 0 {
 					rec.Record(bench.ShareAckDuration, at, res.Ack)
@@ -436,7 +424,7 @@ func (r *benchRunner) iteration(w *benchWorker, rec *bench.Recorder, measure boo
 			// Nothing committed: an empty poll, a batch whose acks were
 			// already committed (ledger pre-check), or an abort. Poll again.
 			if res.Records == 0 {
-				rec.Add(metricEmptyPolls, time.Now(), 1)
+				rec.Add(bench.EmptyPolls, time.Now(), 1)
 			}
 			if ctx.Err() != nil {
 				return ctx.Err()

@@ -25,9 +25,8 @@ func (o Options) thresholdVocabulary() bench.Vocabulary {
 		latencies = append(latencies, l.String())
 	}
 	return bench.Vocabulary{
-		Latencies: []string{bench.TxnCommitDuration, bench.TxnTotalDuration, metricTxnService, bench.ShareAckDuration,
-			bench.TxnAcksDuration, bench.E2ELatency, bench.IterationDuration},
-		Counters: []string{bench.Iterations, bench.FailedIterations, bench.DroppedIterations, bench.Transactions, bench.Records},
+		Latencies: bench.MetricNames(bench.Latency, bench.InBench),
+		Counters:  bench.MetricNames(bench.Counter, bench.InBench),
 		Tags: map[string][]string{
 			"mode": modes, "batch": batches, "partitions": partitions, "latency": latencies,
 			"realization": {kip1289.RealizationLedger, kip1289.RealizationNative},
