@@ -109,19 +109,8 @@ type profileDoc struct {
 	Thresholds []at[string] `yaml:"thresholds"`
 }
 
-// allowable are the anomalies a scenario may allow a mode; the rest
-// (unseen, and the "unexplained" and one-delivery kinds) are allowed nowhere
-// by construction (expect.go, ORACLE.md).
-var allowable = []string{
-	verdict.AnomalyLost, verdict.AnomalyDuplicate, verdict.AnomalyAckWithoutOutput, verdict.AnomalyArchived,
-	verdict.AnomalyAbortedRead, verdict.AnomalyTornTransaction, verdict.AnomalyPhantomOutput,
-	verdict.AnomalyRedeliveredWhilePending,
-}
-
 var (
-	points  = []ctp.Point{ctp.PointBeforeBegin, ctp.PointBeforeSend, ctp.PointAfterSend, ctp.PointAfterAcks, ctp.PointBeforeCommit, ctp.PointAfterCommit}
-	actions = []ctp.Action{ctp.ActionKill, ctp.ActionAbort, ctp.ActionStop, ctp.ActionFailProduce, ctp.ActionStall, ctp.ActionStallOverlap}
-	nameRe  = regexp.MustCompile(`^[a-z0-9]+(?:[-/][a-z0-9]+)*$`)
+	nameRe = regexp.MustCompile(`^[a-z0-9]+(?:[-/][a-z0-9]+)*$`)
 	// stallRe is "lock+3s": the catalog's stall past the cell's lock.
 	stallRe = regexp.MustCompile(`^lock\s*\+\s*(\S+)$`)
 )
@@ -226,8 +215,8 @@ func (p *fileParser) scenario(field string, d scenarioDoc) (Scenario, bool) {
 		}
 		for a, why := range e.V.Allowed {
 			switch {
-			case !slices.Contains(allowable, a):
-				p.fail(e.Line, f+".allowed."+a, "%q is not an anomaly a mode can be allowed (want one of %s)", a, strings.Join(allowable, ", "))
+			case !slices.Contains(verdict.Allowable, a):
+				p.fail(e.Line, f+".allowed."+a, "%q is not an anomaly a mode can be allowed (want one of %s)", a, strings.Join(verdict.Allowable, ", "))
 			case strings.TrimSpace(why) == "":
 				p.fail(e.Line, f+".allowed."+a, "missing the reason the mode allows it")
 			}
@@ -239,11 +228,11 @@ func (p *fileParser) scenario(field string, d scenarioDoc) (Scenario, bool) {
 
 func (p *fileParser) worker(field string, d workerDoc) *WorkerFault {
 	w := &WorkerFault{Point: ctp.Point(d.Point.V), Action: ctp.Action(d.Action.V), FreshID: d.FreshID, DeliveryTimeout: d.DeliveryTimeout.V}
-	if !slices.Contains(points, w.Point) {
-		p.fail(d.Point.Line, field+".point", "unknown point %q (want one of %v)", d.Point.V, points)
+	if !slices.Contains(ctp.Points, w.Point) {
+		p.fail(d.Point.Line, field+".point", "unknown point %q (want one of %v)", d.Point.V, ctp.Points)
 	}
-	if !slices.Contains(actions, w.Action) {
-		p.fail(d.Action.Line, field+".action", "unknown action %q (want one of %v)", d.Action.V, actions)
+	if !slices.Contains(ctp.Actions, w.Action) {
+		p.fail(d.Action.Line, field+".action", "unknown action %q (want one of %v)", d.Action.V, ctp.Actions)
 	}
 	if w.Action == ctp.ActionStop {
 		// A stopped worker is a zombie only with the orchestrator's half:

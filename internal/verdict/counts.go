@@ -25,6 +25,14 @@ type Counts struct {
 	Phantoms int `json:"phantoms"`
 }
 
+// Allowable are the anomalies a scenario may allow a mode (a row's
+// expectations, a scenario file's "allowed"); every other anomaly below is
+// allowed nowhere by construction (ORACLE.md).
+var Allowable = []string{
+	AnomalyLost, AnomalyDuplicate, AnomalyAckWithoutOutput, AnomalyArchived,
+	AnomalyAbortedRead, AnomalyTornTransaction, AnomalyPhantomOutput, AnomalyRedeliveredWhilePending,
+}
+
 // Anomaly names (ORACLE.md, "Anomalies the checker names").
 const (
 	AnomalyLost                    = "lost"

@@ -24,6 +24,9 @@ const (
 	PointAfterCommit Point = "after-commit"
 )
 
+// Points lists every point in the loop's order.
+var Points = []Point{PointBeforeBegin, PointBeforeSend, PointAfterSend, PointAfterAcks, PointBeforeCommit, PointAfterCommit}
+
 // Action is what an armed worker does at its point.
 type Action string
 
@@ -55,6 +58,11 @@ const (
 	// redelivered record (delivery count above 1), for Arm.Stall.
 	ActionHoldRedelivered Action = "hold-redelivered"
 )
+
+// Actions are what a row (or a scenario file) may arm a worker with.
+// ActionHoldRedelivered is not among them: it is ActionStallOverlap's other
+// half, armed by the runner on the other workers (Arm.Follower).
+var Actions = []Action{ActionKill, ActionAbort, ActionStop, ActionFailProduce, ActionStall, ActionStallOverlap}
 
 // Stalls reports whether the armed worker holds its point for Arm.Stall.
 func (a Action) Stalls() bool { return a == ActionStall || a == ActionStallOverlap }
