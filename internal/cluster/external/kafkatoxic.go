@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -16,16 +17,14 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sharechaos/sharechaos/faults/kafkatoxic"
 	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/internal/toxiproxyhttp"
 )
 
-// What this package says to the Kafka toxic through toxiproxy's HTTP API.
-// The toxic and its JSON are defined by faults/kafkatoxic (Spec.Body,
-// ReleaseBody, ParseShown), which sits above this package; the tests check
-// that the two agree.
+// The Kafka toxic (faults/kafkatoxic: its spec and JSON, a leaf package) as
+// the probe and the heals use it.
 const (
-	kafkaToxicType = "kafka"
 	apiVersionsKey = 18
 	// probeCaptures is enough for the probe's frame among the ApiVersions
 	// of other clients that connect meanwhile.
@@ -43,33 +42,9 @@ const (
 	probeCleanup = 10 * time.Second
 )
 
-// kafkaCapture is a capture of ApiVersions on the upstream, as
-// kafkatoxic.Spec{Name: name, Action: ActionCapture, APIKey: 18,
-// CaptureLimit: probeCaptures}.Body() writes it.
-func kafkaCapture(name string) map[string]any {
-	return map[string]any{
-		"name": name, "type": kafkaToxicType, "stream": "upstream", "toxicity": 1,
-		"attributes": map[string]any{"action": "capture", "api_key": apiVersionsKey, "direction": "upstream",
-			"nth": 0, "capture_limit": probeCaptures},
-	}
-}
-
-// kafkaRelease is kafkatoxic.ReleaseBody: the toxic lets go of what it
-// holds, so that removing it cannot hang.
-func kafkaRelease() map[string]any {
-	return map[string]any{"attributes": map[string]any{"release": true}}
-}
-
-// capturedFrames is the part of a Kafka toxic, as GET
-// /proxies/{proxy}/toxics/{name} shows it, that the probe reads.
-type capturedFrames struct {
-	Attributes struct {
-		Status struct {
-			Captures []struct {
-				Frame []byte `json:"frame"`
-			} `json:"captures"`
-		} `json:"status"`
-	} `json:"attributes"`
+// probeCapture captures ApiVersions on the upstream under name.
+func probeCapture(name string) kafkatoxic.ToxicBody {
+	return kafkatoxic.Spec{Name: name, Action: kafkatoxic.ActionCapture, APIKey: apiVersionsKey, CaptureLimit: probeCaptures}.Body()
 }
 
 // probeClientLink checks that a client reaching node where the cluster's
@@ -83,13 +58,13 @@ func (c *Cluster) probeClientLink(ctx context.Context, api toxiproxyhttp.Client,
 	b := c.where[node]
 	addr := net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port)))
 	name := probePrefix + strconv.Itoa(int(node)) + "-" + randomHex()
-	if err := api.Call(ctx, http.MethodPost, "/proxies/"+p.Name+"/toxics", kafkaCapture(name), http.StatusOK, nil); err != nil {
+	if err := api.Call(ctx, http.MethodPost, "/proxies/"+p.Name+"/toxics", probeCapture(name), http.StatusOK, nil); err != nil {
 		return fmt.Errorf("add a Kafka capture toxic to proxy %s (a toxiproxy with sharechaos's kafka toxic, as docker/images/toxiproxy builds it, is needed): %w", p.Name, err)
 	}
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeCleanup)
 		defer cancel()
-		if err := api.RemoveToxic(rctx, p.Name, name, kafkaRelease()); err != nil {
+		if err := api.RemoveToxic(rctx, p.Name, name, kafkatoxic.ReleaseBody()); err != nil {
 			c.o.Log.Warn("remove probe toxic", "proxy", p.Name, "err", err)
 		}
 	}()
@@ -133,11 +108,15 @@ func (c *Cluster) probeClientLink(ctx context.Context, api toxiproxyhttp.Client,
 // captured says whether the probe toxic name kept a frame with its client
 // id (the probe names its client after the toxic).
 func captured(ctx context.Context, api toxiproxyhttp.Client, proxy, name string) (bool, error) {
-	var shown capturedFrames
+	var shown json.RawMessage
 	if err := api.Call(ctx, http.MethodGet, "/proxies/"+proxy+"/toxics/"+name, nil, http.StatusOK, &shown); err != nil {
 		return false, fmt.Errorf("read probe toxic on proxy %s: %w", proxy, err)
 	}
-	for _, f := range shown.Attributes.Status.Captures {
+	_, status, err := kafkatoxic.ParseShown(shown)
+	if err != nil {
+		return false, fmt.Errorf("read probe toxic on proxy %s: %w", proxy, err)
+	}
+	for _, f := range status.Captures {
 		if bytes.Contains(f.Frame, []byte(name)) {
 			return true, nil
 		}
@@ -169,10 +148,10 @@ func (c *Cluster) removeKafkaToxics(ctx context.Context, ours func(name string) 
 	var errs []error
 	for _, p := range proxies {
 		for _, t := range p.Toxics {
-			if t.Type != kafkaToxicType || !strings.HasPrefix(t.Name, suitePrefix) || !ours(t.Name) {
+			if t.Type != kafkatoxic.TypeName || !strings.HasPrefix(t.Name, suitePrefix) || !ours(t.Name) {
 				continue
 			}
-			err := api.RemoveToxic(ctx, p.Name, t.Name, kafkaRelease())
+			err := api.RemoveToxic(ctx, p.Name, t.Name, kafkatoxic.ReleaseBody())
 			c.o.Log.Warn("removed a Kafka toxic a fault left", "proxy", p.Name, "toxic", t.Name, "err", err)
 			errs = append(errs, err)
 		}

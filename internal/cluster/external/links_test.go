@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,25 +60,6 @@ func TestLinksOfSortsAsTheDockerBackend(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
-}
-
-// The toxic's JSON is written here by hand (faults/kafkatoxic sits above
-// this package): it must be what kafkatoxic writes.
-func TestKafkaToxicBodiesAgreeWithKafkatoxic(t *testing.T) {
-	same := func(what string, mine, theirs any) {
-		t.Helper()
-		a, _ := json.Marshal(mine)
-		b, _ := json.Marshal(theirs)
-		var x, y any
-		_ = json.Unmarshal(a, &x)
-		_ = json.Unmarshal(b, &y)
-		if !reflect.DeepEqual(x, y) {
-			t.Errorf("%s:\n here       %s\n kafkatoxic %s", what, a, b)
-		}
-	}
-	same("capture", kafkaCapture("sc-probe-1-ab"), kafkatoxic.Spec{Name: "sc-probe-1-ab", Action: kafkatoxic.ActionCapture,
-		APIKey: apiVersionsKey, CaptureLimit: probeCaptures}.Body())
-	same("release", kafkaRelease(), kafkatoxic.ReleaseBody())
 }
 
 func TestKafkaToxicLacksNamesTheAddressAndWhatIsMissing(t *testing.T) {
