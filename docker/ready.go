@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sharechaos/sharechaos/internal/cluster"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // The probe Start uses to prove share groups work end to end.
@@ -108,36 +108,10 @@ func (c *Cluster) shareConsumeOne(ctx context.Context) error {
 	}
 }
 
-// SetGroupConfigs sets group-level configs (IncrementalAlterConfigs on the
-// GROUP resource), e.g. share.auto.offset.reset=earliest,
-// share.isolation.level=read_committed, share.record.lock.duration.ms.
+// SetGroupConfigs sets group-level configs of group through the cluster's
+// admin client (cluster.SetGroupConfigs).
 func (c *Cluster) SetGroupConfigs(ctx context.Context, group string, configs map[string]string) error {
-	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
-	res := kmsg.NewIncrementalAlterConfigsRequestResource()
-	res.ResourceType = kmsg.ConfigResourceTypeGroupConfig
-	res.ResourceName = group
-	for name, value := range configs {
-		cfg := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-		cfg.Name = name
-		cfg.Op = kmsg.IncrementalAlterConfigOpSet
-		cfg.Value = kmsg.StringPtr(value)
-		res.Configs = append(res.Configs, cfg)
-	}
-	req.Resources = append(req.Resources, res)
-	resp, err := req.RequestWith(ctx, c.admin)
-	if err != nil {
-		return fmt.Errorf("alter configs of group %s: %w", group, err)
-	}
-	for _, r := range resp.Resources {
-		if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
-			msg := ""
-			if r.ErrorMessage != nil {
-				msg = ": " + *r.ErrorMessage
-			}
-			return fmt.Errorf("alter configs of group %s: %w%s", group, err, msg)
-		}
-	}
-	return nil
+	return cluster.SetGroupConfigs(ctx, c.admin, group, configs)
 }
 
 // retry calls fn until it succeeds or ctx ends, for requests that fail while

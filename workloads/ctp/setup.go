@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sharechaos/sharechaos/internal/cluster"
 	"strconv"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Topology is one cell's private names: its topics, share group and
@@ -95,39 +95,15 @@ func SetGroupConfigs(ctx context.Context, cl *kgo.Client, group string, g GroupC
 	if g.DeliveryLimit > 0 {
 		configs["share.delivery.count.limit"] = strconv.Itoa(int(g.DeliveryLimit))
 	}
-	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
-	res := kmsg.NewIncrementalAlterConfigsRequestResource()
-	res.ResourceType = kmsg.ConfigResourceTypeGroupConfig
-	res.ResourceName = group
-	for k, v := range configs {
-		c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-		c.Name = k
-		c.Value = kmsg.StringPtr(v)
-		c.Op = kmsg.IncrementalAlterConfigOpSet
-		res.Configs = append(res.Configs, c)
+	err := cluster.SetGroupConfigs(ctx, cl, group, configs)
+	// A broker that does not know a config (an older Kafka without
+	// share.delivery.count.limit at group level) should not stop the run;
+	// anything else does.
+	if errors.Is(err, kerr.InvalidConfig) && g.DeliveryLimit > 0 {
+		g.DeliveryLimit = 0
+		return SetGroupConfigs(ctx, cl, group, g)
 	}
-	req.Resources = append(req.Resources, res)
-	resp, err := req.RequestWith(ctx, cl)
-	if err != nil {
-		return fmt.Errorf("set group configs of %s: %w", group, err)
-	}
-	for _, r := range resp.Resources {
-		if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
-			msg := ""
-			if r.ErrorMessage != nil {
-				msg = ": " + *r.ErrorMessage
-			}
-			// A broker that does not know a config (an older Kafka without
-			// share.delivery.count.limit at group level) should not stop the
-			// run; anything else does.
-			if errors.Is(err, kerr.InvalidConfig) && g.DeliveryLimit > 0 {
-				g.DeliveryLimit = 0
-				return SetGroupConfigs(ctx, cl, group, g)
-			}
-			return fmt.Errorf("set group configs of %s: %w%s", group, err, msg)
-		}
-	}
-	return nil
+	return err
 }
 
 // waitTopicsReady waits until every partition of the cell's topics has a leader.
