@@ -1,13 +1,9 @@
 package suites
 
 import (
-	"context"
-	"os"
-	"os/signal"
-	"syscall"
-
 	"github.com/sharechaos/sharechaos/internal/cluster/embedded"
 	"github.com/sharechaos/sharechaos/internal/role"
+	"github.com/sharechaos/sharechaos/workloads/worker"
 )
 
 // Child roles: the same binary re-executed (internal/role).
@@ -24,14 +20,9 @@ const (
 func RunChildRole(args []string) (code int, ok bool) {
 	switch role.Current() {
 	case roleWorker:
-		return RunWorkerRole(args), true
+		return worker.Main(args), true
 	case roleBroker:
 		return embedded.BrokerMain(args), true
 	}
 	return 0, false
-}
-
-// signalContext is cancelled on SIGTERM or SIGINT.
-func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, os.Interrupt)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/suites/harness"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
 
 // Run runs the matrix the options select and writes the run directory. The
@@ -223,13 +224,10 @@ func (o Options) config() map[string]string {
 // realization (native on ours, ledger on kgo's), a fallback to explicit takes
 // --consumer.
 func cellConsumer(txn harness.TxnDecision, asked string) string {
-	switch {
-	case txn.Mode != ctp.Transactional:
-		return asked
-	case txn.Realization == ctp.RealizationNative:
-		return ctp.ConsumerSharechaos
+	if r, ok := kip1289.LookupRealization(txn.Realization); ok && txn.Mode == ctp.Transactional {
+		return r.Consumer
 	}
-	return ctp.ConsumerKgo
+	return asked
 }
 
 // longestTxnTimeout is the longest transaction timeout a scenario of the run

@@ -33,7 +33,7 @@ func (o Options) thresholdVocabulary() (bench.Vocabulary, error) {
 			"scenario":    names,
 			"mode":        modes,
 			"backend":     harness.BackendChoices()[1:], // a cell ran on a backend, never on auto
-			"realization": {kip1289.RealizationLedger, kip1289.RealizationNative},
+			"realization": kip1289.RealizationNames(),
 		},
 	}, nil
 }

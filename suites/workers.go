@@ -1,9 +1,7 @@
 package suites
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -316,32 +314,6 @@ func (ws *workerSet) stop(grace time.Duration) {
 	}
 	ws.mu.Unlock()
 	<-done
-}
-
-// RunWorkerRole is the worker child's main: it reads its config file and runs
-// the loop until SIGTERM.
-func RunWorkerRole(args []string) int {
-	if len(args) != 1 {
-		fmt.Fprintln(os.Stderr, "worker: want one argument, the config file")
-		return 64
-	}
-	b, err := os.ReadFile(args[0])
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "worker:", err)
-		return 64
-	}
-	var cfg ctp.WorkerConfig
-	if err := json.Unmarshal(b, &cfg); err != nil {
-		fmt.Fprintf(os.Stderr, "worker: parse %s: %v\n", args[0], err)
-		return 64
-	}
-	ctx, cancel := signalContext()
-	defer cancel()
-	if err := ctp.RunWorker(ctx, cfg, workerDeps); err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintln(os.Stderr, "worker:", err)
-		return 1
-	}
-	return 0
 }
 
 // armedWorkers is the worker set as the orchestrator's half of a worker fault

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/sharechaos/sharechaos/result"
+	"github.com/sharechaos/sharechaos/workloads/worker"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -21,8 +22,6 @@ import (
 	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/suites/harness"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
-	"github.com/sharechaos/sharechaos/workloads/ctp/scsource"
-	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
 
 // benchMetrics are the latency metrics compared between modes, in report order.
@@ -549,7 +548,7 @@ func (w *benchWorker) open(ctx context.Context) error {
 	cfg := w.base
 	cfg.Incarnation = w.inc
 	cfg.HistoryPath = filepath.Join(w.base.HistoryPath, cfg.Name()+".jsonl")
-	deps := ctp.Deps{NewTxnAcker: kip1289.NewTxnAcker, OpenSharechaos: scsource.Open, ProducerOpts: kip1289.ProducerOpts}
+	deps := worker.Deps()
 	octx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	wk, err := ctp.NewWorker(octx, cfg, deps)

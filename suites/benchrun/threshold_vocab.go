@@ -29,7 +29,7 @@ func (o Options) thresholdVocabulary() bench.Vocabulary {
 		Counters:  bench.MetricNames(bench.Counter, bench.InBench),
 		Tags: map[string][]string{
 			"mode": modes, "batch": batches, "partitions": partitions, "latency": latencies,
-			"realization": {kip1289.RealizationLedger, kip1289.RealizationNative},
+			"realization": kip1289.RealizationNames(),
 		},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	flag "github.com/spf13/pflag"
@@ -110,10 +111,8 @@ func (c Common) Validate() error {
 	if !slices.Contains(BackendChoices(), c.Backend) {
 		return Usagef("--backend %q: want one of %v", c.Backend, BackendChoices())
 	}
-	switch c.TxnAcks {
-	case "auto", "ledger", "native":
-	default:
-		return Usagef("--txn-acks %q: want auto, ledger or native", c.TxnAcks)
+	if !slices.Contains(kip1289.Choices(), c.TxnAcks) {
+		return Usagef("--txn-acks %q: want one of %s", c.TxnAcks, strings.Join(kip1289.Choices(), ", "))
 	}
 	switch c.OnUnsupported {
 	case "fail", "fallback":
@@ -135,8 +134,8 @@ func (c Common) Validate() error {
 		return Usagef("--consumer %q: want one of %v", c.Consumer, ctp.Consumers)
 	}
 	for i, r := range c.Realizations {
-		if r != ctp.RealizationLedger && r != ctp.RealizationNative {
-			return Usagef("--mode transactional/%s: %v", r, errRealization)
+		if _, ok := kip1289.LookupRealization(r); !ok {
+			return Usagef("--mode transactional/%s: want transactional/ followed by one of %s", r, strings.Join(kip1289.RealizationNames(), ", "))
 		}
 		if slices.Contains(c.Realizations[:i], r) {
 			return Usagef("--mode transactional/%s: given twice", r)
@@ -170,7 +169,7 @@ func (c *Common) Register(fs *flag.FlagSet, lists *CommonLists) {
 	fs.StringVar(&c.Backend, "backend", Auto, "backend: "+backendHelp())
 	fs.IntVar(&c.Brokers, "brokers", DefaultBrokers, "brokers in the cluster")
 	fs.Var(&lists.Modes, "mode", "ack modes, repeated or comma-separated: transactional, explicit, implicit (default: all three); transactional/native and transactional/ledger run the transactional mode once per realization named")
-	fs.StringVar(&c.TxnAcks, "txn-acks", "auto", "auto | ledger | native: how the transactional mode puts acks in the transaction")
+	fs.StringVar(&c.TxnAcks, "txn-acks", string(kip1289.ChoiceAuto), strings.Join(kip1289.Choices(), " | ")+": how the transactional mode puts acks in the transaction (auto: the first the brokers support)")
 	fs.StringVar(&c.OnUnsupported, "on-unsupported", "fail", "fail | fallback: with --txn-acks native on a broker without KIP-1289, fail or run explicit")
 	fs.StringVar(&c.PendingLock, "kip1289-pending-lock", DefaultPendingLock, "expire | hold: the embedded reference broker's lock while an ack is pending in a transaction (expire: the KIP as written; hold: re-acquisition blocked until the transaction ends)")
 	fs.StringVar(&c.MemberTags, "kip1289-member-tags", ctp.MemberTagsSend, "send | omit: the native realization's TxnShareAcknowledge with the proposed member id and epoch tagged fields, or as KIP-1289 is written, without them (docs/FINDINGS.md 2)")

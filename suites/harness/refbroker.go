@@ -1,8 +1,8 @@
 package harness
 
 import (
-	"errors"
 	"fmt"
+	"github.com/sharechaos/sharechaos/workloads/kip1289"
 	"os"
 	"path/filepath"
 	"slices"
@@ -89,15 +89,16 @@ func (c Common) ChooseEmbeddedBroker() (EmbeddedBroker, error) {
 	return EmbeddedBroker{Reference: ref, Note: "refbroker " + path + ", pending lock " + c.PendingLock}, nil
 }
 
-// nativeWanted: asked, native was named; maybe, auto may choose it.
+// nativeWanted: asked, a realization whose acks the broker settles (the
+// reference broker's reason to exist) was named; maybe, auto may choose one.
 func (c Common) nativeWanted() (asked, maybe bool) {
 	if !slices.Contains(c.Modes, ctp.Transactional) {
 		return false, false
 	}
 	if len(c.Realizations) > 0 {
-		return slices.Contains(c.Realizations, ctp.RealizationNative), false
+		return slices.ContainsFunc(c.Realizations, kip1289.BrokerSettles), false
 	}
-	return c.TxnAcks == "native", c.TxnAcks == "auto"
+	return kip1289.BrokerSettles(c.TxnAcks), c.TxnAcks == string(kip1289.ChoiceAuto)
 }
 
 // findRefBroker looks in $SHARECHAOS_REFBROKER, next to the running binary,
@@ -131,6 +132,3 @@ func findRefBroker() (string, []string) {
 	}
 	return "", candidates
 }
-
-// errRealization is a bad transactional/<realization> in --mode.
-var errRealization = errors.New("want transactional/ledger or transactional/native")

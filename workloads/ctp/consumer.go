@@ -57,6 +57,9 @@ type Deps struct {
 	// ProducerOpts, if set, adds options to the transactional producer (the
 	// native realization's producer must allow KIP-1289's API keys).
 	ProducerOpts func(cfg WorkerConfig) []kgo.Opt
+	// CheckConfig, if set, checks (and completes: an empty consumer) what
+	// the config asks of its realization, before WorkerConfig.Validate.
+	CheckConfig func(cfg *WorkerConfig) error
 }
 
 // deliveryKey keys a record's delivery count in its Context.

@@ -303,10 +303,10 @@ func (w *Worker) ackOutsideTxn(ctx context.Context, status kgo.AckStatus, batch 
 	return d
 }
 
-// leavesAcksToTxn: the native realization, whose acks go into the
-// transaction only.
+// leavesAcksToTxn: a realization whose acks go into the transaction only
+// (TxnAcker.LeavesAcksToTxn).
 func (w *Worker) leavesAcksToTxn() bool {
-	return w.cfg.Mode == Transactional && w.cfg.Realization == RealizationNative
+	return w.acker != nil && w.acker.LeavesAcksToTxn()
 }
 
 func without(batch, drop []*kgo.Record) []*kgo.Record {

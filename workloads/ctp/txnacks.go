@@ -17,8 +17,12 @@ import (
 // The loop owns the producer, the consumer, the history and every
 // non-transactional ack; a TxnAcker never acks on its own.
 type TxnAcker interface {
-	// Realization is "ledger" or "native", as reports name it.
+	// Realization is its name, as reports spell it.
 	Realization() string
+	// LeavesAcksToTxn: the transaction carries the acks to the broker, which
+	// settles them; the loop then sends no non-transactional ack at all, not
+	// even a RELEASE after an abort (the broker returns the records).
+	LeavesAcksToTxn() bool
 	// PreCheck runs before beginTransaction. It returns the records of batch
 	// whose ack some transaction already committed: the loop ACCEPTs them
 	// without processing. It may renew the batch's locks while it waits.

@@ -75,6 +75,11 @@ func RunWorker(ctx context.Context, cfg WorkerConfig, deps Deps) (err error) {
 // NewWorker opens a worker's clients and history. The caller drives it with
 // Step (a benchmark paces Step on its own schedule) and must Close it.
 func NewWorker(ctx context.Context, cfg WorkerConfig, deps Deps) (*Worker, error) {
+	if deps.CheckConfig != nil {
+		if err := deps.CheckConfig(&cfg); err != nil {
+			return nil, err
+		}
+	}
 	cfg.defaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err

@@ -72,6 +72,9 @@ func NewNativeAcker(cfg NativeConfig) (*NativeAcker, error) {
 
 func (*NativeAcker) Realization() string { return RealizationNative }
 
+// LeavesAcksToTxn: the broker settles the acks the transaction carries.
+func (*NativeAcker) LeavesAcksToTxn() bool { return true }
+
 // PreCheck has nothing to look up: the broker does not hand out a record
 // whose ack committed.
 func (*NativeAcker) PreCheck(context.Context, []*kgo.Record) ([]*kgo.Record, error) { return nil, nil }

@@ -46,12 +46,12 @@ func TestNegotiateOnBrokerWithoutKIP1289(t *testing.T) {
 	if s.Native || s.Brokers != 3 || !reflect.DeepEqual(s.Missing, want) {
 		t.Fatalf("support %+v, want not native on 3 brokers, missing %v", s, want)
 	}
-	_, err = Resolve(ChoiceNative, OnUnsupportedFail, s)
+	_, err = Resolve(Choice(RealizationNative), OnUnsupportedFail, s)
 	if err == nil || !strings.Contains(err.Error(), want[0]) || !strings.Contains(err.Error(), want[1]) {
 		t.Errorf("resolve native: %v, want an error naming %v", err, want)
 	}
-	d, err := Resolve(ChoiceNative, OnUnsupportedFallback, s)
-	if err != nil || d.Mode != ModeExplicit || d.Warning == "" {
+	d, err := Resolve(Choice(RealizationNative), OnUnsupportedFallback, s)
+	if err != nil || d.Mode != ctp.Explicit || d.Warning == "" {
 		t.Errorf("resolve native with fallback: %+v, %v", d, err)
 	}
 	d, err = Resolve(ChoiceAuto, "", s)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
 func TestResolve(t *testing.T) {
@@ -20,17 +22,17 @@ func TestResolve(t *testing.T) {
 		want    Decision
 		wantErr []string // substrings the error must contain; nil means no error
 	}{
-		{"auto on old broker is ledger", ChoiceAuto, "", without, Decision{ModeTransactional, RealizationLedger, ""}, nil},
-		{"auto on KIP-1289 broker is native", ChoiceAuto, "", with, Decision{ModeTransactional, RealizationNative, ""}, nil},
-		{"empty choice is auto", "", OnUnsupportedFail, with, Decision{ModeTransactional, RealizationNative, ""}, nil},
-		{"ledger on KIP-1289 broker is ledger", ChoiceLedger, "", with, Decision{ModeTransactional, RealizationLedger, ""}, nil},
-		{"native on KIP-1289 broker", ChoiceNative, OnUnsupportedFail, with, Decision{ModeTransactional, RealizationNative, ""}, nil},
-		{"native on old broker fails naming the APIs", ChoiceNative, OnUnsupportedFail, without, Decision{},
+		{"auto on old broker is ledger", ChoiceAuto, "", without, Decision{ctp.Transactional, RealizationLedger, ""}, nil},
+		{"auto on KIP-1289 broker is native", ChoiceAuto, "", with, Decision{ctp.Transactional, RealizationNative, ""}, nil},
+		{"empty choice is auto", "", OnUnsupportedFail, with, Decision{ctp.Transactional, RealizationNative, ""}, nil},
+		{"ledger on KIP-1289 broker is ledger", Choice(RealizationLedger), "", with, Decision{ctp.Transactional, RealizationLedger, ""}, nil},
+		{"native on KIP-1289 broker", Choice(RealizationNative), OnUnsupportedFail, with, Decision{ctp.Transactional, RealizationNative, ""}, nil},
+		{"native on old broker fails naming the APIs", Choice(RealizationNative), OnUnsupportedFail, without, Decision{},
 			[]string{"AddShareAcksToTxn (key 12890)", "TxnShareAcknowledge (key 12891)", "--txn-acks native"}},
-		{"native on old broker fails by default", ChoiceNative, "", without, Decision{}, []string{"AddShareAcksToTxn (key 12890)"}},
-		{"bad on-unsupported", ChoiceNative, "ignore", with, Decision{}, []string{"--on-unsupported"}},
+		{"native on old broker fails by default", Choice(RealizationNative), "", without, Decision{}, []string{"AddShareAcksToTxn (key 12890)"}},
+		{"bad on-unsupported", Choice(RealizationNative), "ignore", with, Decision{}, []string{"--on-unsupported"}},
 		{"bad choice", "emulated", "", with, Decision{}, []string{"--txn-acks"}},
-		{"native blocked by the client fails saying why", ChoiceNative, OnUnsupportedFallback, blocked, Decision{}, []string{"consumer auto-accepts"}},
+		{"native blocked by the client fails saying why", Choice(RealizationNative), OnUnsupportedFallback, blocked, Decision{}, []string{"consumer auto-accepts"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -56,11 +58,11 @@ func TestResolve(t *testing.T) {
 	}
 
 	t.Run("fallback runs explicit with a warning naming the APIs", func(t *testing.T) {
-		got, err := Resolve(ChoiceNative, OnUnsupportedFallback, without)
+		got, err := Resolve(Choice(RealizationNative), OnUnsupportedFallback, without)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Mode != ModeExplicit || got.Realization != "" {
+		if got.Mode != ctp.Explicit || got.Realization != "" {
 			t.Errorf("got %+v, want explicit without realization", got)
 		}
 		for _, w := range append(missing, "explicit", "fallback") {
@@ -79,7 +81,7 @@ func TestResolve(t *testing.T) {
 		}
 	})
 	t.Run("the missing-API error is an UnsupportedError", func(t *testing.T) {
-		_, err := Resolve(ChoiceNative, OnUnsupportedFail, without)
+		_, err := Resolve(Choice(RealizationNative), OnUnsupportedFail, without)
 		var ue *UnsupportedError
 		if !errors.As(err, &ue) || len(ue.Missing) != 2 {
 			t.Errorf("error %v is not an UnsupportedError with both APIs", err)

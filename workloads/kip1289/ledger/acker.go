@@ -130,7 +130,11 @@ func New(ctx context.Context, cfg Config) (*Acker, error) {
 	}, nil
 }
 
-func (*Acker) Realization() string { return "ledger" }
+func (*Acker) Realization() string { return ctp.RealizationLedger }
+
+// LeavesAcksToTxn: no; the ledger decides who wins, and the loop ACCEPTs
+// after the commit (RELEASEs after an abort).
+func (*Acker) LeavesAcksToTxn() bool { return false }
 
 // PreCheck reads the ledger up to a fresh high watermark, waiting for every
 // transaction open below it (renewing the batch's locks meanwhile), and
