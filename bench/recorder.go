@@ -5,7 +5,6 @@ import (
 	"time"
 )
 
-
 // Recorder records named metrics into HDR histograms, safe for concurrent use
 // by any number of goroutines. Values are filed by the time they happened "at"
 // (see Snapshot), so they can later be split into phases around a fault and
