@@ -109,6 +109,16 @@ func TestLargePathJudgesLikeTheInMemoryChecker(t *testing.T) {
 			scenario string
 		}{dc.name, c, dc.mode, "broker-kill"})
 	}
+	// Every first worker's fate after its commit (ack_fate.go), which
+	// reads that worker's events after the commit.
+	for _, fc := range fateCases() {
+		cells = append(cells, struct {
+			name     string
+			c        *checkCell
+			mode     ctp.AckMode
+			scenario string
+		}{"fate-" + fc.name, fateCell(fc.mode, fc.realization, fc.after), fc.mode, fc.row})
+	}
 	for _, tc := range cells {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.c.obs.InputTopic = checkInputTopic
