@@ -33,6 +33,7 @@ func judgeCell(cell *result.Cell, obs ctp.Observation, s scenarios.Scenario) {
 	if note := memberTagsNote(obs.History); note != "" && !slices.Contains(cell.Notes, note) {
 		cell.Notes = append(cell.Notes, note)
 	}
+	noteShareStart(cell, obs)
 	if !s.HasFault() {
 		return
 	}
