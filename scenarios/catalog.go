@@ -172,13 +172,17 @@ func rows() []Scenario {
 		// stall: the worker holds its acks pending past the lock, then
 		// commits. Under the reference broker's `expire` (the KIP as written)
 		// another worker acquires the records meanwhile and processes them
-		// too (redelivered-while-pending, duplicate); under `hold` it cannot.
-		// The ledger has no lock of its own to hold either; explicit and
-		// implicit are as lock-expiry-during-txn.
+		// too (redelivered-while-pending, duplicate); under `hold` it cannot,
+		// so a hold cell's evidence is the hold itself: the lock ran out while
+		// the acks were pending, and nobody else got the records before the
+		// transaction ended. The ledger has no lock of its own to hold either;
+		// explicit and implicit are as lock-expiry-during-txn.
 		{Name: "lock-expiry-before-commit", Case: "beyond", Load: sharedPartition, About: "acks pending in a transaction past the acquisition lock, then the commit (transaction timeout longer than the lock)",
 			Worker:   &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionStall, Stall: stallPastLock, TxnTimeout: outlastStall},
 			Expect:   exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
 			Evidence: []Evidence{firedAt(string(ctp.PointBeforeCommit)), secondAcquisition(false)},
+			EvidenceUnder: map[string][]Evidence{
+				PendingLockHold: {firedAt(string(ctp.PointBeforeCommit)), pendingPastLock, heldFromOthers}},
 			// Seen on Kafka 4.2.2 (nightly, seed 20261201): every other
 			// worker waited in validate for the stalled transaction, 18 s,
 			// and the records came back only to the stalled worker itself.

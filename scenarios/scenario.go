@@ -44,6 +44,10 @@ type Scenario struct {
 	// as having happened (evidence.go); a cell that lacks any piece is
 	// UNKNOWN naming it. The steady baseline has none.
 	Evidence []Evidence
+	// EvidenceUnder replaces Evidence for the native realization's cells on
+	// a broker with the named pending-lock policy (Conditions.PendingLock):
+	// evidence that policy can show (EvidenceFor).
+	EvidenceUnder map[string][]Evidence
 	// NotIn names the transactional realizations in which the case cannot
 	// happen, with why (reported N/A for that realization's cells, never
 	// PASS or UNKNOWN).

@@ -150,7 +150,7 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 		cell.Notes = append(cell.Notes, err.Error())
 	}
 	r.phases.begin(result.PhaseCheck)
-	judgeCell(&cell, *obs, r.plan.scenario)
+	judgeCell(&cell, *obs, r.plan.scenario, r.o.conditions())
 	r.timePhases(&cell, obs.History)
 	if r.report != nil {
 		for _, h := range r.report.Healed {

@@ -19,7 +19,10 @@ import (
 // loop, tested nothing, so such a cell is UNKNOWN, never PASS. Live runs and
 // re-checks call it alike. A verdict already set (HARNESS-ERROR, an
 // interruption) is kept; the counts and anomalies are still filled in.
-func judgeCell(cell *result.Cell, obs ctp.Observation, s scenarios.Scenario) {
+// conds are what the cell ran under that its row's evidence depends on (the
+// reference broker's pending-lock policy, the lock): a live run's options, or
+// a stored run's config (runConditions).
+func judgeCell(cell *result.Cell, obs ctp.Observation, s scenarios.Scenario, conds scenarios.Conditions) {
 	allowed := s.Allowed(obs.Mode)
 	res := check.Run(obs, allowed)
 	cell.Counts = res.Counts
@@ -57,7 +60,7 @@ func judgeCell(cell *result.Cell, obs ctp.Observation, s scenarios.Scenario) {
 		}
 		return
 	}
-	notes, missing := scenarios.Show(s.Evidence, obs.History)
+	notes, missing := scenarios.Show(s.EvidenceFor(obs.Mode, obs.Realization, conds), obs.History, conds)
 	cell.Notes = append(cell.Notes, notes...)
 	if missing != nil {
 		cell.Verdict = verdict.Unknown

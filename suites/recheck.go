@@ -157,8 +157,9 @@ func RecheckWith(dir string, cat scenarios.Catalog) (result.Result, []string, er
 	if planned {
 		res, unfinished = addUnfinished(res, sp)
 	}
+	conds := runConditions(res.Config)
 	for i, c := range res.Runs {
-		nc := recheckCell(dir, c, cat)
+		nc := recheckCell(dir, c, cat, conds)
 		if nc.Verdict != c.Verdict || nc.Counts != c.Counts {
 			changed = append(changed, fmt.Sprintf("%s: %s -> %s", c.Name(), c.Verdict, nc.Verdict))
 		}
@@ -172,7 +173,7 @@ func RecheckWith(dir string, cat scenarios.Catalog) (result.Result, []string, er
 }
 
 // recheckCell re-derives one stored cell.
-func recheckCell(dir string, c result.Cell, cat scenarios.Catalog) result.Cell {
+func recheckCell(dir string, c result.Cell, cat scenarios.Catalog, conds scenarios.Conditions) result.Cell {
 	if c.Dir == "" || c.Verdict == verdict.NA || c.Verdict == verdict.HarnessError {
 		return c
 	}
@@ -202,7 +203,7 @@ func recheckCell(dir string, c result.Cell, cat scenarios.Catalog) result.Cell {
 		nc.Counts, nc.Verdict, nc.Reason = verdict.Counts{}, verdict.NA, why
 		return nc
 	}
-	judgeCell(&nc, obs, s)
+	judgeCell(&nc, obs, s, conds)
 	nc.Latency = map[string]result.Percentiles{}
 	for name, hist := range cellLatency(obs.History) {
 		nc.Latency[name] = hist.Percentiles()
