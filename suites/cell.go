@@ -114,7 +114,8 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 
 	allowed := plan.scenario.Allowed(plan.mode)
 	cell.Allowed = allowed.Names()
-	if why := plan.scenario.NAReason(plan.mode, plan.realization, c); why != "" {
+	shape := scenarios.Shape{Workers: o.Workers, Partitions: o.Partitions, Batch: o.MaxRecords, Brokers: len(c.Nodes())}
+	if why := plan.scenario.NAReason(plan.mode, plan.realization, c, shape); why != "" {
 		cell.Verdict, cell.Reason = verdict.NA, why
 		return cell
 	}

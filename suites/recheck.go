@@ -157,9 +157,9 @@ func RecheckWith(dir string, cat scenarios.Catalog) (result.Result, []string, er
 	if planned {
 		res, unfinished = addUnfinished(res, sp)
 	}
-	conds := runConditions(res.Config)
+	conds, shape := runConditions(res.Config), runShape(res)
 	for i, c := range res.Runs {
-		nc := recheckCell(dir, c, cat, conds)
+		nc := recheckCell(dir, c, cat, conds, shape)
 		if nc.Verdict != c.Verdict || nc.Counts != c.Counts {
 			changed = append(changed, fmt.Sprintf("%s: %s -> %s", c.Name(), c.Verdict, nc.Verdict))
 		}
@@ -173,7 +173,7 @@ func RecheckWith(dir string, cat scenarios.Catalog) (result.Result, []string, er
 }
 
 // recheckCell re-derives one stored cell.
-func recheckCell(dir string, c result.Cell, cat scenarios.Catalog, conds scenarios.Conditions) result.Cell {
+func recheckCell(dir string, c result.Cell, cat scenarios.Catalog, conds scenarios.Conditions, shape scenarios.Shape) result.Cell {
 	if c.Dir == "" || c.Verdict == verdict.NA || c.Verdict == verdict.HarnessError {
 		return c
 	}
@@ -199,7 +199,7 @@ func recheckCell(dir string, c result.Cell, cat scenarios.Catalog, conds scenari
 	// What this build's catalog says the case cannot be in this mode or
 	// realization is derived from the row alone (a backend's capabilities
 	// need the cluster, and that cell ran, so they held).
-	if why := s.NAReason(obs.Mode, obs.Realization, nil); why != "" && s.Cluster == nil {
+	if why := s.NAReason(obs.Mode, obs.Realization, nil, s.Load.Over(shape)); why != "" && s.Cluster == nil {
 		nc.Counts, nc.Verdict, nc.Reason = verdict.Counts{}, verdict.NA, why
 		return nc
 	}

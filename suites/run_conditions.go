@@ -2,8 +2,10 @@ package suites
 
 import (
 	"regexp"
+	"strconv"
 	"time"
 
+	"github.com/sharechaos/sharechaos/result"
 	"github.com/sharechaos/sharechaos/scenarios"
 )
 
@@ -37,4 +39,24 @@ func runConditions(config map[string]string) scenarios.Conditions {
 		c.Lock = d
 	}
 	return c
+}
+
+// runShape reads the run's shape back from a stored run (its config, and
+// the cluster it described: the brokers it really had, which an external
+// cluster's --brokers does not say), for a re-check's N/A: zero where it
+// does not say.
+func runShape(res result.Result) scenarios.Shape {
+	config := res.Config
+	n := func(key string) int {
+		v, err := strconv.Atoi(config[key])
+		if err != nil {
+			return 0
+		}
+		return v
+	}
+	shape := scenarios.Shape{Workers: n("workers"), Partitions: int32(n("partitions")), Batch: int32(n("max_records_per_poll")), Brokers: n("brokers")}
+	if res.Cluster != nil && res.Cluster.Brokers > 0 {
+		shape.Brokers = res.Cluster.Brokers
+	}
+	return shape
 }

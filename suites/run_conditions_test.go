@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sharechaos/sharechaos/result"
 	"github.com/sharechaos/sharechaos/scenarios"
 )
 
@@ -28,5 +29,18 @@ func TestRunConditions(t *testing.T) {
 		if got := runConditions(tc.config); got != tc.want {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A re-check's shape is the stored run's: its config, with the brokers the
+// cluster really had; nothing where it does not say.
+func TestRunShape(t *testing.T) {
+	res := result.Result{Config: map[string]string{"workers": "1", "partitions": "1", "max_records_per_poll": "1", "brokers": "3"},
+		Cluster: &result.ClusterInfo{Brokers: 5}}
+	if got, want := runShape(res), (scenarios.Shape{Workers: 1, Partitions: 1, Batch: 1, Brokers: 5}); got != want {
+		t.Errorf("shape %+v, want %+v", got, want)
+	}
+	if got := runShape(result.Result{}); got != (scenarios.Shape{}) {
+		t.Errorf("no config: shape %+v, want unknown", got)
 	}
 }
