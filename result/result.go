@@ -69,6 +69,24 @@ type Cell struct {
 	// SoakTimeline is a soak cell's (--duration) timeline in a few dozen
 	// buckets over the whole duration.
 	SoakTimeline []SoakBucket `json:"soak_timeline,omitempty"`
+	// ShareStartAdjusted lists the input partitions whose share start
+	// offset the cell was judged by is not the one Kafka reported after the
+	// drain: both, and the rule that moved it (observation.json keeps every
+	// partition's). Empty when none was moved, or the reported ones are
+	// unknown (a note says so).
+	ShareStartAdjusted []ShareStartAdjusted `json:"share_start_adjusted,omitempty"`
+}
+
+// ShareStartAdjusted is one input partition's share start offset as Kafka
+// reported it and as the cell was judged by it.
+type ShareStartAdjusted struct {
+	Partition int32 `json:"partition"`
+	// Reported is DescribeShareGroupOffsets' start offset.
+	Reported int64 `json:"reported"`
+	// Judged is the one the drain and the checker used.
+	Judged int64 `json:"judged"`
+	// Rule names why they differ (ctp.RuleLagZeroIsDone).
+	Rule string `json:"rule"`
 }
 
 // Name is scenario/mode/backend[/realization] (CONTRACT.md "Names").

@@ -25,6 +25,30 @@ func stallPastLock(lock time.Duration) time.Duration { return lock + 3*time.Seco
 // members).
 var sharedPartition = Load{Partitions: 1}
 
+// The shapes rows need (Scenario.Requires), each with what the row does
+// with it. Rows not named need nothing: a crashed or frozen worker's
+// replacement is the next incarnation of its own slot, so one worker slot
+// runs every worker fault but the races.
+var (
+	// secondWorker: the lock-expiry rows race the armed worker against
+	// another for its records (and the stale-acks row's follower is that
+	// other worker).
+	secondWorker = ShapeNeed{Shape: Shape{Workers: 2},
+		Why: "another worker must be there to acquire the records while the armed one holds them"}
+	// partialProduce: case 7 fails the produce to one output partition's
+	// leader only, so a batch must also have outputs on a partition another
+	// broker leads (and so more than one record).
+	partialProduce = ShapeNeed{Shape: Shape{Partitions: 2, Batch: 2, Brokers: 2},
+		Why: "a partial produce failure needs a batch with outputs on another output partition, led by another broker than the cut one"}
+	// failover: the fault moves leadership off the broker it strikes (or
+	// moves leaders off it first), which needs another broker to take it.
+	failover = ShapeNeed{Shape: Shape{Brokers: 2},
+		Why: "the fault moves leadership to another broker"}
+	// mixOfFailovers: random-schedule draws from the failover rows.
+	mixOfFailovers = ShapeNeed{Shape: Shape{Brokers: 2},
+		Why: "its mix draws from the faults that move leadership to another broker"}
+)
+
 // outlastStall is a transaction timeout longer than stallPastLock, so that
 // the stalled transaction can still commit after its records' locks ended.
 func outlastStall(lock time.Duration) time.Duration { return stallPastLock(lock) + lock }
@@ -117,7 +141,8 @@ func rows() []Scenario {
 		{Name: "partial-produce-failure", Case: "7", About: "one worker's link to one output leader is cut, its produce fails, it aborts",
 			Worker:   &WorkerFault{Point: ctp.PointBeforeSend, Action: ctp.ActionFailProduce, DeliveryTimeout: 5 * time.Second},
 			Expect:   exactlyOnceElse(nothing, lossAfterAbort),
-			Evidence: []Evidence{firedAt(string(ctp.PointBeforeSend)), produceFailed}},
+			Evidence: []Evidence{firedAt(string(ctp.PointBeforeSend)), produceFailed},
+			Requires: partialProduce},
 
 		// "Beyond the KIP's list": these release acquisitions early, so
 		// transactional must stay exactly-once while explicit and implicit
@@ -130,7 +155,8 @@ func rows() []Scenario {
 		{Name: "lock-expiry-during-txn", Case: "beyond", Load: sharedPartition, About: "a transaction held open past the acquisition lock, connection up",
 			Worker:   &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionStall, Stall: stallPastLock},
 			Expect:   exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
-			Evidence: []Evidence{firedAt(string(ctp.PointBeforeCommit)), secondAcquisition(false)}},
+			Evidence: []Evidence{firedAt(string(ctp.PointBeforeCommit)), secondAcquisition(false)},
+			Requires: secondWorker},
 
 		// The race lock-expiry-during-txn cannot provoke (its stall outlives
 		// the transaction timeout, so the held transaction can only abort):
@@ -155,7 +181,8 @@ func rows() []Scenario {
 			Expect: map[ctp.AckMode]Expectation{
 				ctp.Transactional: {KeptBy: "the ledger's validation (ARCHITECTURE.md ledger step 4): the later transaction finds the records' committed entries and aborts"},
 				ctp.Explicit:      duplicates, ctp.Implicit: duplicates},
-			Evidence: []Evidence{firedAt(string(ctp.PointBeforeBegin)), secondAcquisition(true)}},
+			Evidence: []Evidence{firedAt(string(ctp.PointBeforeBegin)), secondAcquisition(true)},
+			Requires: secondWorker},
 		// lock-expiry-race's first worker sends its acks after the second
 		// has processed and committed the records, so a broker refuses them
 		// for their state alone and never has to ask who sends them. Here
@@ -178,19 +205,25 @@ func rows() []Scenario {
 			Expect: map[ctp.AckMode]Expectation{
 				ctp.Transactional: {KeptBy: "the ledger's validation (ARCHITECTURE.md ledger step 4): the held worker's transaction finds the records' committed entries and aborts"},
 				ctp.Explicit:      duplicates, ctp.Implicit: duplicates},
-			Evidence: []Evidence{firedAt(string(ctp.PointBeforeBegin)), secondAcquisition(true), heldAcrossAcks}},
+			Evidence: []Evidence{firedAt(string(ctp.PointBeforeBegin)), secondAcquisition(true), heldAcrossAcks},
+			Requires: secondWorker},
 		// lock-expiry-during-txn's transaction times out before the lock ends,
 		// so it can only abort. Here the transaction timeout outlasts the
 		// stall: the worker holds its acks pending past the lock, then
 		// commits. Under the reference broker's `expire` (the KIP as written)
 		// another worker acquires the records meanwhile and processes them
-		// too (redelivered-while-pending, duplicate); under `hold` it cannot.
-		// The ledger has no lock of its own to hold either; explicit and
-		// implicit are as lock-expiry-during-txn.
+		// too (redelivered-while-pending, duplicate); under `hold` it cannot,
+		// so a hold cell's evidence is the hold itself: the lock ran out while
+		// the acks were pending, and nobody else got the records before the
+		// transaction ended. The ledger has no lock of its own to hold either;
+		// explicit and implicit are as lock-expiry-during-txn.
 		{Name: "lock-expiry-before-commit", Case: "beyond", Load: sharedPartition, About: "acks pending in a transaction past the acquisition lock, then the commit (transaction timeout longer than the lock)",
 			Worker:   &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionStall, Stall: stallPastLock, TxnTimeout: outlastStall},
 			Expect:   exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
 			Evidence: []Evidence{firedAt(string(ctp.PointBeforeCommit)), secondAcquisition(false)},
+			Requires: secondWorker,
+			EvidenceUnder: map[string][]Evidence{
+				PendingLockHold: {firedAt(string(ctp.PointBeforeCommit)), pendingPastLock, heldFromOthers}},
 			// Seen on Kafka 4.2.2 (nightly, seed 20261201): every other
 			// worker waited in validate for the stalled transaction, 18 s,
 			// and the records came back only to the stalled worker itself.
@@ -209,25 +242,30 @@ func rows() []Scenario {
 		// only for the worker whose commit was held).
 		{Name: "coordinator-crash-after-endtxn", Case: "4", About: "EndTxn answered, WriteTxnMarkers held by the Kafka-aware toxic, the coordinator's broker killed and restarted",
 			Cluster: &ClusterFault{Mechanism: faults.CoordinatorCrashAfterEndTxn}, Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
-			Evidence: []Evidence{firedAt(faults.PointAfterEndTxn), healed}},
+			Evidence: []Evidence{firedAt(faults.PointAfterEndTxn), healed},
+			Requires: failover},
 
 		// "no loss, no dup" / "no loss; dup allowed" / "as broker-kill".
 		{Name: "share-state-leader-kill", Case: "beyond", About: "SIGKILL the leader of the __share_group_state partition that holds an input partition's state",
 			Cluster: underLoad(0.2, faults.ShareStateLeaderKill), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
-			Evidence: []Evidence{fired, healed}},
+			Evidence: []Evidence{fired, healed},
+			Requires: failover},
 		{Name: "data-leader-kill", Case: "beyond", About: "SIGKILL the leader of an input or output partition",
 			Cluster: underLoad(0.2, faults.DataLeaderKill), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
-			Evidence: []Evidence{fired, healed}},
+			Evidence: []Evidence{fired, healed},
+			Requires: failover},
 		{Name: "partition", Case: "beyond", About: "isolate one broker (all its links), then heal",
 			Cluster: underLoad(0.2, faults.Partition), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
-			Evidence: []Evidence{fired, healed}},
+			Evidence: []Evidence{fired, healed},
+			Requires: failover},
 		// "no loss, no dup; latency reported" / "no loss; dup allowed" / "as broker-kill".
 		{Name: "slow-network", Case: "beyond", About: "latency on every link for a while",
 			Cluster: underLoad(0.1, faults.SlowNetwork), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
 			Evidence: []Evidence{fired}},
 		{Name: "rolling-restart", Case: "beyond", About: "restart every broker in turn",
 			Cluster: underLoad(0.1, faults.RollingRestart), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
-			Evidence: []Evidence{fired, healed}},
+			Evidence: []Evidence{fired, healed},
+			Requires: failover},
 		// "rejected by epoch (KIP-890 style); no aborted read, no dup" in
 		// every mode ("same").
 		{Name: "late-endtxn", Case: "beyond", About: "a captured EndTxn replayed on a raw connection after a newer transaction began",
@@ -236,7 +274,8 @@ func rows() []Scenario {
 		// "no loss, no dup" / "no loss; dup allowed" / "dup; loss only after aborts".
 		{Name: "random-schedule", Case: "beyond", About: "a seeded mix of the beyond-the-KIP cluster faults, one after the other",
 			Cluster: underLoad(0.1, faults.RandomSchedule(scheduleMenu)), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
-			Evidence: []Evidence{fired}},
+			Evidence: []Evidence{fired},
+			Requires: mixOfFailovers},
 	}
 }
 

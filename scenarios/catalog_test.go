@@ -86,7 +86,7 @@ func TestExpectationsFollowTheOracle(t *testing.T) {
 func TestCrashAfterAcksIsNAWithoutTransactionalAcks(t *testing.T) {
 	s, _ := Lookup("crash-after-acks")
 	for mode, na := range map[ctp.AckMode]bool{ctp.Transactional: false, ctp.Explicit: true, ctp.Implicit: true} {
-		why := s.NAReason(mode, "", coreOnly{})
+		why := s.NAReason(mode, "", coreOnly{}, Shape{})
 		if (why != "") != na || !strings.Contains(why+"case 3", "case 3") {
 			t.Errorf("%s: N/A %q", mode, why)
 		}
@@ -168,7 +168,7 @@ func TestScheduleMenuIsTheBeyondClusterRows(t *testing.T) {
 	// On the embedded backend only the slow network can run: too few to mix.
 	s, _ := Lookup("random-schedule")
 	var emb cluster.Cluster = (*embedded.Cluster)(nil)
-	if why := s.NAReason(ctp.Explicit, "", emb); !strings.Contains(why, "slow-network") {
+	if why := s.NAReason(ctp.Explicit, "", emb, Shape{}); !strings.Contains(why, "slow-network") {
 		t.Errorf("random-schedule on embedded: N/A %q, want one naming what it could run", why)
 	}
 }

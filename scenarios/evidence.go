@@ -22,16 +22,16 @@ type Evidence struct {
 	Name string
 	// Missing is the UNKNOWN reason when it is not shown.
 	Missing string
-	// Find looks for it in the history: ok, and what it found (who, when),
-	// for the cell's notes.
-	Find func(h history.History) (ok bool, found string)
+	// Find looks for it in the history, under the cell's conditions: ok,
+	// and what it found (who, when), for the cell's notes.
+	Find func(h history.History, c Conditions) (ok bool, found string)
 }
 
 // Show reports whether h shows every piece of evidence: the notes of what
 // was found, and the first missing piece ("" when none).
-func Show(evidence []Evidence, h history.History) (notes []string, missing *Evidence) {
+func Show(evidence []Evidence, h history.History, c Conditions) (notes []string, missing *Evidence) {
 	for i := range evidence {
-		ok, found := evidence[i].Find(h)
+		ok, found := evidence[i].Find(h, c)
 		if !ok {
 			return notes, &evidence[i]
 		}
@@ -46,6 +46,7 @@ type armed struct {
 	fired   history.Event
 	idx     int // index of fired in the history
 	batch   map[string]bool
+	polled  int64 // when the armed worker polled that batch, 0 if no poll came before
 	started int64 // first event of the history, for relative times
 }
 
@@ -65,6 +66,7 @@ func findArmed(h history.History) (armed, bool) {
 					for _, r := range h[j].Records {
 						a.batch[r.ID] = true
 					}
+					a.polled = h[j].TS
 					break
 				}
 			}
@@ -84,7 +86,7 @@ func (a armed) at(ts int64) string {
 // for worker faults, the orchestrator's for cluster faults).
 func firedAt(point string) Evidence {
 	return Evidence{Name: "fired at " + point, Missing: "the fault never fired at " + point,
-		Find: func(h history.History) (bool, string) {
+		Find: func(h history.History, _ Conditions) (bool, string) {
 			for _, e := range h {
 				if e.F == history.FFaultFired && e.Point == point {
 					return true, fmt.Sprintf("%s at %s", e.Worker, time.Unix(0, e.TS).UTC().Format(time.RFC3339Nano))
@@ -96,7 +98,7 @@ func firedAt(point string) Evidence {
 
 // fired: a cluster fault fired (any point: a schedule's parts have their own).
 var fired = Evidence{Name: "fired", Missing: "the fault never fired",
-	Find: func(h history.History) (bool, string) {
+	Find: func(h history.History, _ Conditions) (bool, string) {
 		for _, e := range h {
 			if e.F == history.FFaultFired {
 				return true, fmt.Sprintf("%s %s at %s", e.Worker, e.Point, time.Unix(0, e.TS).UTC().Format(time.RFC3339Nano))
@@ -108,7 +110,7 @@ var fired = Evidence{Name: "fired", Missing: "the fault never fired",
 // healed: the cluster fault was undone after it fired (a broker restarted,
 // links back), so what the drain shows is recovery, not the fault.
 var healed = Evidence{Name: "healed after firing", Missing: "the fault fired but was never healed",
-	Find: func(h history.History) (bool, string) {
+	Find: func(h history.History, _ Conditions) (bool, string) {
 		firedAt := int64(-1)
 		for _, e := range h {
 			if e.F == history.FFaultFired && firedAt < 0 {
@@ -124,7 +126,7 @@ var healed = Evidence{Name: "healed after firing", Missing: "the fault fired but
 // redelivered: a record the armed worker held when it fired was polled
 // again afterwards, by any incarnation: the crash or abort gave it back.
 var redelivered = Evidence{Name: "the armed batch redelivered", Missing: "no record of the armed worker's batch was delivered again",
-	Find: func(h history.History) (bool, string) {
+	Find: func(h history.History, _ Conditions) (bool, string) {
 		a, ok := findArmed(h)
 		if !ok {
 			return false, ""
@@ -146,7 +148,7 @@ var redelivered = Evidence{Name: "the armed batch redelivered", Missing: "no rec
 // way the row needs (abort ok for explicit-abort; a failed produce for case 7).
 func armedStep(name, missing string, match func(e history.Event) bool) Evidence {
 	return Evidence{Name: name, Missing: missing,
-		Find: func(h history.History) (bool, string) {
+		Find: func(h history.History, _ Conditions) (bool, string) {
 			a, ok := findArmed(h)
 			if !ok {
 				return false, ""
@@ -179,7 +181,7 @@ var (
 func secondAcquisition(requireBegin bool) Evidence {
 	return Evidence{Name: "a second acquisition while the first transaction was open", Missing: "the race did not happen: " +
 		"no other worker acquired the armed worker's records before its transaction ended",
-		Find: func(h history.History) (bool, string) {
+		Find: func(h history.History, _ Conditions) (bool, string) {
 			a, ok := findArmed(h)
 			if !ok {
 				return false, ""
@@ -243,7 +245,7 @@ func findZombie(h history.History) (zombieEvents, bool) {
 var (
 	replacementReady = Evidence{Name: "the replacement initialized while the zombie was frozen",
 		Missing: "the replacement's InitProducerId did not complete between the zombie's freeze and its resume",
-		Find: func(h history.History) (bool, string) {
+		Find: func(h history.History, _ Conditions) (bool, string) {
 			z, ok := findZombie(h)
 			if !ok || z.resumed < 0 || z.initAt < 0 || z.initAt > h[z.resumed].TS {
 				return false, ""
@@ -253,7 +255,7 @@ var (
 		}}
 	zombieFenced = Evidence{Name: "the resumed zombie's commit refused as fenced",
 		Missing: "the zombie never tried to commit after its resume, or its commit was not fenced",
-		Find: func(h history.History) (bool, string) {
+		Find: func(h history.History, _ Conditions) (bool, string) {
 			z, ok := findZombie(h)
 			if !ok || z.resumed < 0 {
 				return false, ""
@@ -286,7 +288,7 @@ var (
 // entries on the ledger) were refused, fenced by the replacement's epoch.
 var zombieAcksFenced = Evidence{Name: "the resumed zombie's acks into its transaction refused as fenced",
 	Missing: "the zombie never sent its acks after its resume, or they were not refused as fenced",
-	Find: func(h history.History) (bool, string) {
+	Find: func(h history.History, _ Conditions) (bool, string) {
 		z, ok := findZombie(h)
 		if !ok || z.resumed < 0 {
 			return false, ""
@@ -331,7 +333,7 @@ func nextIncarnation(worker string) string {
 // whose acquisition is gone, while another member holds it.
 var heldAcrossAcks = Evidence{Name: "another worker held the records when the armed worker's acks went out",
 	Missing: "the overlap did not happen: no other worker held a record of the armed batch across the armed worker's acks",
-	Find: func(h history.History) (bool, string) {
+	Find: func(h history.History, _ Conditions) (bool, string) {
 		a, ok := findArmed(h)
 		if !ok {
 			return false, ""

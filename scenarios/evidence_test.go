@@ -50,7 +50,7 @@ func TestZombieEvidence(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			notes, missing := Show(row.Evidence, c.h)
+			notes, missing := Show(row.Evidence, c.h, Conditions{})
 			switch {
 			case c.missing == "" && missing != nil:
 				t.Fatalf("missing %q, want every piece shown", missing.Name)
@@ -73,19 +73,19 @@ func TestSecondAcquisitionEvidence(t *testing.T) {
 		ev(17, "w2.1", history.OK, history.FPoll, "r-2"),
 		ev(20, "w1.1", history.OK, history.FBegin),
 		ev(21, "w1.1", history.OK, history.FAbort))
-	if _, missing := Show(row.Evidence, race); missing != nil {
+	if _, missing := Show(row.Evidence, race, Conditions{}); missing != nil {
 		t.Fatalf("race: missing %q", missing.Name)
 	}
 	late := append(clone(held),
 		ev(20, "w1.1", history.OK, history.FBegin),
 		ev(21, "w1.1", history.OK, history.FCommit),
 		ev(22, "w2.1", history.OK, history.FPoll, "r-2"))
-	if _, missing := Show(row.Evidence, late); missing == nil || !strings.Contains(missing.Missing, "the race did not happen") {
+	if _, missing := Show(row.Evidence, late, Conditions{}); missing == nil || !strings.Contains(missing.Missing, "the race did not happen") {
 		t.Fatalf("acquired after the commit: missing %+v, want the race did not happen", missing)
 	}
 	self := append(clone(held), ev(20, "w1.1", history.OK, history.FBegin), ev(21, "w1.1", history.OK, history.FCommit),
 		ev(22, "w1.1", history.OK, history.FPoll, "r-2"))
-	if _, missing := Show(row.Evidence, self); missing == nil {
+	if _, missing := Show(row.Evidence, self, Conditions{}); missing == nil {
 		t.Fatal("only the armed worker itself got the records again: want the race missing")
 	}
 }
@@ -117,7 +117,7 @@ func TestHeldAcrossAcksEvidence(t *testing.T) {
 		ev(21, "w1.1", history.Fail, history.FTxnAcks),
 		ev(22, "w1.1", history.OK, history.FAbort),
 		ev(26, "w2.1", history.OK, history.FBegin))
-	notes, missing := Show(row.Evidence, overlap)
+	notes, missing := Show(row.Evidence, overlap, Conditions{})
 	if missing != nil {
 		t.Fatalf("overlap: missing %q", missing.Name)
 	}
@@ -129,7 +129,7 @@ func TestHeldAcrossAcksEvidence(t *testing.T) {
 	quick := history.History{held[0], held[1], held[2],
 		ev(18, "w2.1", history.OK, history.FBegin), ev(19, "w2.1", history.OK, history.FCommit),
 		held[4], held[5], ev(21, "w1.1", history.Fail, history.FTxnAcks), ev(22, "w1.1", history.OK, history.FAbort)}
-	if _, missing := Show(row.Evidence, quick); missing == nil || !strings.Contains(missing.Missing, "the overlap did not happen") {
+	if _, missing := Show(row.Evidence, quick, Conditions{}); missing == nil || !strings.Contains(missing.Missing, "the overlap did not happen") {
 		t.Fatalf("processed before the acks: missing %+v, want the overlap did not happen", missing)
 	}
 }
@@ -148,7 +148,7 @@ func TestHeldAcrossAcksEvidenceImplicit(t *testing.T) {
 		ev(21, "w1.1", history.OK, history.FCommit, "r-1"),
 		ev(26, "w2.1", history.OK, history.FBegin),
 	}
-	if _, missing := Show(row.Evidence, h); missing != nil {
+	if _, missing := Show(row.Evidence, h, Conditions{}); missing != nil {
 		t.Fatalf("missing %q", missing.Name)
 	}
 }

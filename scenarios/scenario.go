@@ -44,10 +44,17 @@ type Scenario struct {
 	// as having happened (evidence.go); a cell that lacks any piece is
 	// UNKNOWN naming it. The steady baseline has none.
 	Evidence []Evidence
+	// EvidenceUnder replaces Evidence for the native realization's cells on
+	// a broker with the named pending-lock policy (Conditions.PendingLock):
+	// evidence that policy can show (EvidenceFor).
+	EvidenceUnder map[string][]Evidence
 	// NotIn names the transactional realizations in which the case cannot
 	// happen, with why (reported N/A for that realization's cells, never
 	// PASS or UNKNOWN).
 	NotIn map[string]string
+	// Requires is the least shape (workers, partitions, batch, brokers) the
+	// row's cells need; a cell with less is N/A, naming it (NAReason).
+	Requires ShapeNeed
 }
 
 // WorkerFault is a fault the armed worker fires itself, at its point.
@@ -137,17 +144,21 @@ func (s Scenario) ExpectFor(mode ctp.AckMode) Expectation {
 	return Expectation{Allowed: allowed, NotApplicable: e.NotApplicable, KeptBy: e.KeptBy}
 }
 
-// NAReason says why the scenario cannot run in mode on c, or "" when it can:
-// the one place that decides N/A before a cell starts.
-func (s Scenario) NAReason(mode ctp.AckMode, realization string, c cluster.Cluster) string {
+// NAReason says why the scenario cannot run in mode on c with shape, or ""
+// when it can: the one place that decides N/A before a cell starts. shape is
+// the cell's own (Load.Over the run's); its unknown fields are not judged,
+// and a nil c (a re-check) judges no backend capability.
+func (s Scenario) NAReason(mode ctp.AckMode, realization string, c cluster.Cluster, shape Shape) string {
 	if why := s.Expect[mode].NotApplicable; why != "" {
 		return why
 	}
 	if why := s.NotIn[realization]; why != "" && mode == ctp.Transactional {
 		return why
 	}
-	if s.Cluster != nil && s.Cluster.Needs != nil {
-		return s.Cluster.Needs(c)
+	if s.Cluster != nil && s.Cluster.Needs != nil && c != nil {
+		if why := s.Cluster.Needs(c); why != "" {
+			return why
+		}
 	}
-	return ""
+	return s.Requires.lackedBy(shape)
 }

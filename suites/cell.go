@@ -114,7 +114,8 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 
 	allowed := plan.scenario.Allowed(plan.mode)
 	cell.Allowed = allowed.Names()
-	if why := plan.scenario.NAReason(plan.mode, plan.realization, c); why != "" {
+	shape := scenarios.Shape{Workers: o.Workers, Partitions: o.Partitions, Batch: o.MaxRecords, Brokers: len(c.Nodes())}
+	if why := plan.scenario.NAReason(plan.mode, plan.realization, c, shape); why != "" {
 		cell.Verdict, cell.Reason = verdict.NA, why
 		return cell
 	}
@@ -150,7 +151,7 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 		cell.Notes = append(cell.Notes, err.Error())
 	}
 	r.phases.begin(result.PhaseCheck)
-	judgeCell(&cell, *obs, r.plan.scenario)
+	judgeCell(&cell, *obs, r.plan.scenario, r.o.conditions())
 	r.timePhases(&cell, obs.History)
 	if r.report != nil {
 		for _, h := range r.report.Healed {
@@ -475,7 +476,7 @@ func (r *cellRun) observe(ctx context.Context, admin *kgo.Client) (*ctp.Observat
 		wg                     sync.WaitGroup
 		inputs                 []ctp.Input
 		outputs                []ctp.Output
-		start, end             map[int32]int64
+		progress               ctp.ShareOffsets
 		inErr, outErr, progErr error
 	)
 	wg.Add(3)
@@ -489,7 +490,7 @@ func (r *cellRun) observe(ctx context.Context, admin *kgo.Client) (*ctp.Observat
 	}()
 	go func() {
 		defer wg.Done()
-		start, end, progErr = shareProgressSettled(ctx, admin, r.topo.Group, r.topo.InputTopic)
+		progress, progErr = shareProgressSettled(ctx, admin, r.topo.Group, r.topo.InputTopic)
 	}()
 	wg.Wait()
 	// A hanging transaction on an output partition is the system's doing,
@@ -506,7 +507,8 @@ func (r *cellRun) observe(ctx context.Context, admin *kgo.Client) (*ctp.Observat
 		return nil, fmt.Errorf("observe: %w", err)
 	}
 	return &ctp.Observation{Mode: r.plan.mode, Realization: r.plan.realization, InputTopic: r.topo.InputTopic, Inputs: inputs, Outputs: outputs,
-		ShareStart: start, InputEnd: end, DeliveryLimit: harness.DeliveryLimit, History: h, HangingOutputs: hangingPartitions(hanging)}, nil
+		ShareStart: progress.Start, ShareStartReported: progress.Reported, ShareStartRule: progress.Rule, InputEnd: progress.End,
+		DeliveryLimit: harness.DeliveryLimit, History: h, HangingOutputs: hangingPartitions(hanging)}, nil
 }
 
 // shareProgressSettled reads the share group's end state, asking again for a
@@ -514,18 +516,18 @@ func (r *cellRun) observe(ctx context.Context, admin *kgo.Client) (*ctp.Observat
 // admin client's connection to a restarted broker can time out once (seen
 // on Kafka 4.2.2 after case 4: an i/o timeout on DescribeShareGroupOffsets)
 // although the broker answers the next request.
-func shareProgressSettled(ctx context.Context, admin *kgo.Client, group, topic string) (map[int32]int64, map[int32]int64, error) {
+func shareProgressSettled(ctx context.Context, admin *kgo.Client, group, topic string) (ctp.ShareOffsets, error) {
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		start, end, err := ctp.ShareProgress(rctx, admin, group, topic)
+		o, err := ctp.ReadShareOffsets(rctx, admin, group, topic)
 		cancel()
 		if err == nil || ctx.Err() != nil || time.Now().After(deadline) {
-			return start, end, err
+			return o, err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, nil, ctx.Err()
+			return ctp.ShareOffsets{}, ctx.Err()
 		case <-time.After(time.Second):
 		}
 	}

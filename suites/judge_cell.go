@@ -19,7 +19,10 @@ import (
 // loop, tested nothing, so such a cell is UNKNOWN, never PASS. Live runs and
 // re-checks call it alike. A verdict already set (HARNESS-ERROR, an
 // interruption) is kept; the counts and anomalies are still filled in.
-func judgeCell(cell *result.Cell, obs ctp.Observation, s scenarios.Scenario) {
+// conds are what the cell ran under that its row's evidence depends on (the
+// reference broker's pending-lock policy, the lock): a live run's options, or
+// a stored run's config (runConditions).
+func judgeCell(cell *result.Cell, obs ctp.Observation, s scenarios.Scenario, conds scenarios.Conditions) {
 	allowed := s.Allowed(obs.Mode)
 	res := check.Run(obs, allowed)
 	cell.Counts = res.Counts
@@ -33,6 +36,7 @@ func judgeCell(cell *result.Cell, obs ctp.Observation, s scenarios.Scenario) {
 	if note := memberTagsNote(obs.History); note != "" && !slices.Contains(cell.Notes, note) {
 		cell.Notes = append(cell.Notes, note)
 	}
+	noteShareStart(cell, obs)
 	if !s.HasFault() {
 		return
 	}
@@ -56,7 +60,7 @@ func judgeCell(cell *result.Cell, obs ctp.Observation, s scenarios.Scenario) {
 		}
 		return
 	}
-	notes, missing := scenarios.Show(s.Evidence, obs.History)
+	notes, missing := scenarios.Show(s.EvidenceFor(obs.Mode, obs.Realization, conds), obs.History, conds)
 	cell.Notes = append(cell.Notes, notes...)
 	if missing != nil {
 		cell.Verdict = verdict.Unknown
@@ -73,12 +77,34 @@ func judgeCell(cell *result.Cell, obs ctp.Observation, s scenarios.Scenario) {
 		cell.Verdict = verdict.Unknown
 		cell.Reason = fmt.Sprintf("the fault fired on an idle loop: %d committed transactions before it, want at least %d (a fault on an idle system tests nothing)",
 			n, minCommitsBeforeFault)
+		return
 	}
+	// The input past the trigger is held back and written at the trigger,
+	// before the fault acts (held_input.go): a fault whose action takes
+	// longer than the rest of the load fires after the load, with a commit
+	// before it all the same. Only work begun after the firing met it.
+	if !txnBegunAfter(obs.History, cell.Fault.Times[0]) {
+		cell.Verdict = verdict.Unknown
+		cell.Reason = fmt.Sprintf("the fault fired after the load: no transaction began after its first firing at %s (every one began before it), so nothing ran under the fault",
+			cell.Fault.Times[0].Format(time.RFC3339Nano))
+	}
+}
+
+// txnBegunAfter reports whether any worker began a transaction (begin ok)
+// after t.
+func txnBegunAfter(h history.History, t time.Time) bool {
+	for _, e := range h {
+		if e.TS > t.UnixNano() && e.F == history.FBegin && e.Type == history.OK {
+			return true
+		}
+	}
+	return false
 }
 
 // minCommitsBeforeFault is the load a cluster fault that waits for load must
 // have met when it fired (etcd's traffic check): a fault on an idle system
-// tests nothing. Worker faults are under load by construction (they fire
+// tests nothing. It must also meet work after it: a transaction begun after
+// its first firing (txnBegunAfter). Worker faults are under load by construction (they fire
 // inside a non-empty batch), and a fault that waits for its own moment (case
 // 4 waits for a held commit) is judged by what it waited for.
 const minCommitsBeforeFault = 1

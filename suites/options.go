@@ -51,6 +51,9 @@ type Options struct {
 	// the background (cleanup.go); Run waits for them before it closes the
 	// cluster.
 	deletions *sync.WaitGroup
+	// pendingLock is the reference broker's pending-lock policy when the
+	// run's broker is the reference broker, else "" (run_conditions.go).
+	pendingLock string
 }
 
 // catalog is the run's catalog.

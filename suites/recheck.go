@@ -24,14 +24,20 @@ const observationFile = "observation.json"
 // storedObservation is the JSON form of ctp.Observation without its history,
 // plus the manifest of the histories it was judged from.
 type storedObservation struct {
-	Mode          ctp.AckMode     `json:"mode"`
-	Realization   string          `json:"realization"`
-	InputTopic    string          `json:"input_topic"`
-	Inputs        []ctp.Input     `json:"inputs"`
-	Outputs       []ctp.Output    `json:"outputs"`
-	ShareStart    map[int32]int64 `json:"share_start"`
-	InputEnd      map[int32]int64 `json:"input_end"`
-	DeliveryLimit int32           `json:"delivery_limit"`
+	Mode        ctp.AckMode  `json:"mode"`
+	Realization string       `json:"realization"`
+	InputTopic  string       `json:"input_topic"`
+	Inputs      []ctp.Input  `json:"inputs"`
+	Outputs     []ctp.Output `json:"outputs"`
+	// ShareStart is the start offset the cell was judged by (the drain's:
+	// Kafka's, or the end offset where ShareStartRule says the partition is
+	// done); ShareStartReported Kafka's own, absent from observations
+	// stored before it was kept.
+	ShareStart         map[int32]int64  `json:"share_start"`
+	ShareStartReported map[int32]int64  `json:"share_start_reported,omitempty"`
+	ShareStartRule     map[int32]string `json:"share_start_rule,omitempty"`
+	InputEnd           map[int32]int64  `json:"input_end"`
+	DeliveryLimit      int32            `json:"delivery_limit"`
 	// Histories maps each history file the cell was judged from to its
 	// number of events, so a re-check can tell a deleted or cut history
 	// from a complete one.
@@ -44,7 +50,8 @@ func saveObservation(dir string, obs *ctp.Observation) error {
 		return fmt.Errorf("save observation: %w", err)
 	}
 	b, err := json.Marshal(storedObservation{Mode: obs.Mode, Realization: obs.Realization, InputTopic: obs.InputTopic, Inputs: obs.Inputs,
-		Outputs: obs.Outputs, ShareStart: obs.ShareStart, InputEnd: obs.InputEnd, DeliveryLimit: obs.DeliveryLimit,
+		Outputs: obs.Outputs, ShareStart: obs.ShareStart, ShareStartReported: obs.ShareStartReported, ShareStartRule: obs.ShareStartRule,
+		InputEnd: obs.InputEnd, DeliveryLimit: obs.DeliveryLimit,
 		Histories: manifest})
 	if err != nil {
 		return fmt.Errorf("save observation: %w", err)
@@ -96,7 +103,8 @@ func loadObservation(dir string) (ctp.Observation, error) {
 		return ctp.Observation{}, &errIncomplete{"cannot re-derive the cell: " + why}
 	}
 	return ctp.Observation{Mode: s.Mode, Realization: s.Realization, InputTopic: s.InputTopic, Inputs: s.Inputs, Outputs: s.Outputs,
-		ShareStart: s.ShareStart, InputEnd: s.InputEnd, DeliveryLimit: s.DeliveryLimit, History: h}, nil
+		ShareStart: s.ShareStart, ShareStartReported: s.ShareStartReported, ShareStartRule: s.ShareStartRule,
+		InputEnd: s.InputEnd, DeliveryLimit: s.DeliveryLimit, History: h}, nil
 }
 
 // checkManifest says which history is missing or truncated, "" when every
@@ -149,8 +157,9 @@ func RecheckWith(dir string, cat scenarios.Catalog) (result.Result, []string, er
 	if planned {
 		res, unfinished = addUnfinished(res, sp)
 	}
+	conds, shape := runConditions(res.Config), runShape(res)
 	for i, c := range res.Runs {
-		nc := recheckCell(dir, c, cat)
+		nc := recheckCell(dir, c, cat, conds, shape)
 		if nc.Verdict != c.Verdict || nc.Counts != c.Counts {
 			changed = append(changed, fmt.Sprintf("%s: %s -> %s", c.Name(), c.Verdict, nc.Verdict))
 		}
@@ -164,7 +173,7 @@ func RecheckWith(dir string, cat scenarios.Catalog) (result.Result, []string, er
 }
 
 // recheckCell re-derives one stored cell.
-func recheckCell(dir string, c result.Cell, cat scenarios.Catalog) result.Cell {
+func recheckCell(dir string, c result.Cell, cat scenarios.Catalog, conds scenarios.Conditions, shape scenarios.Shape) result.Cell {
 	if c.Dir == "" || c.Verdict == verdict.NA || c.Verdict == verdict.HarnessError {
 		return c
 	}
@@ -190,11 +199,11 @@ func recheckCell(dir string, c result.Cell, cat scenarios.Catalog) result.Cell {
 	// What this build's catalog says the case cannot be in this mode or
 	// realization is derived from the row alone (a backend's capabilities
 	// need the cluster, and that cell ran, so they held).
-	if why := s.NAReason(obs.Mode, obs.Realization, nil); why != "" && s.Cluster == nil {
+	if why := s.NAReason(obs.Mode, obs.Realization, nil, s.Load.Over(shape)); why != "" && s.Cluster == nil {
 		nc.Counts, nc.Verdict, nc.Reason = verdict.Counts{}, verdict.NA, why
 		return nc
 	}
-	judgeCell(&nc, obs, s)
+	judgeCell(&nc, obs, s, conds)
 	nc.Latency = map[string]result.Percentiles{}
 	for name, hist := range cellLatency(obs.History) {
 		nc.Latency[name] = hist.Percentiles()

@@ -60,6 +60,10 @@ func Run(ctx context.Context, opts Options) (result.Result, error) {
 		res.BackendWhy += "; " + brokerNote
 		res.Config["broker"] = brokerNote
 	}
+	if so.Reference.Binary != "" {
+		o.pendingLock = so.Reference.PendingLock
+		res.Config[configPendingLock] = o.pendingLock
+	}
 	clusterStart := time.Now()
 	c, err := harness.StartBackend(ctx, b, so)
 	res.ClusterStartS = time.Since(clusterStart).Seconds()

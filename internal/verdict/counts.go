@@ -55,6 +55,13 @@ const (
 	// did not take (it was ACCEPTed ok, no crash, fence, release or unknown
 	// outcome). Allowed nowhere.
 	AnomalyDuplicateUnexplained = "duplicate-unexplained"
+	// AnomalyDuplicateNeverAcked: committed outputs from different
+	// deliveries, where the first delivery's transaction committed and its
+	// worker went on with its loop without ever acknowledging the record
+	// (explicit and ledger: no ack invoked after the commit; implicit: no
+	// poll after it; native: no ack inside the committed transaction).
+	// Nothing released the record: the loop forgot its ack. Allowed nowhere.
+	AnomalyDuplicateNeverAcked = "duplicate-never-acked"
 	// AnomalyLostAfterCommit: lost although a transaction that held it
 	// committed. Allowed nowhere: implicit loses records only after an abort.
 	AnomalyLostAfterCommit = "lost-after-commit"

@@ -181,7 +181,9 @@ func planBench(ctx context.Context, o *Options, env *benchEnv) ([]benchPlan, []s
 	var notes []string
 	if o.Fault != "" {
 		f, _ := scenarios.Lookup(o.Fault)
-		if why := f.NAReason(ctp.Explicit, "", env.c); why != "" {
+		// The sweep's partitions and batches vary per run: only what is fixed is judged.
+		shape := scenarios.Shape{Workers: o.Workers, Brokers: len(env.c.Nodes())}
+		if why := f.NAReason(ctp.Explicit, "", env.c, f.Load.Over(shape)); why != "" {
 			return nil, nil, usagef("--fault %s cannot run on the %s backend: %s", f.Name, env.c.Name(), why)
 		}
 		env.fault = &f

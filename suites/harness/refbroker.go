@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sharechaos/sharechaos/internal/cluster/embedded"
+	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
@@ -27,10 +28,10 @@ const (
 const (
 	// PendingLockExpire is the KIP as written: nothing stops the lock
 	// expiring and the record being acquired again by someone else.
-	PendingLockExpire = "expire"
+	PendingLockExpire = scenarios.PendingLockExpire
 	// PendingLockHold: pending acks block re-acquisition until the
 	// transaction ends.
-	PendingLockHold = "hold"
+	PendingLockHold = scenarios.PendingLockHold
 	// DefaultPendingLock is expire: the suite judges KIP-1289 as written,
 	// and a broker setting the KIP does not specify must be asked for by
 	// name (--kip1289-pending-lock hold) rather than make a default run

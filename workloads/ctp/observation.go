@@ -50,8 +50,17 @@ type Observation struct {
 	Inputs     []Input
 	Outputs    []Output
 	// ShareStart is each input partition's share-partition start offset after
-	// the drain (DescribeShareGroupOffsets); absent when it could not be read.
+	// the drain as the suite judges by it: the start offset
+	// DescribeShareGroupOffsets reported (ShareStartReported), or the end
+	// offset where a rule says the partition is done (ShareStartRule);
+	// absent when it could not be read.
 	ShareStart map[int32]int64
+	// ShareStartReported is each input partition's start offset as Kafka
+	// reported it; nil in observations stored before it was kept (unknown).
+	ShareStartReported map[int32]int64
+	// ShareStartRule names, for each partition whose ShareStart is not
+	// what Kafka reported, the rule that moved it (RuleLagZeroIsDone).
+	ShareStartRule map[int32]string
 	// InputEnd is each input partition's end offset (high watermark).
 	InputEnd map[int32]int64
 	// DeliveryLimit is the group's delivery-count limit (records that reached

@@ -11,44 +11,76 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// ShareProgress reads the share group's start offset and the end offset of
-// every input partition. A partition the group has not touched yet is absent
-// from start.
+// ShareProgress reads the share group's start offset, as the suite judges
+// by it (ShareOffsets.Start), and the end offset of every input partition. A
+// partition the group has not touched yet is absent from start.
 func ShareProgress(ctx context.Context, cl *kgo.Client, group, topic string) (start, end map[int32]int64, err error) {
+	o, err := ReadShareOffsets(ctx, cl, group, topic)
+	return o.Start, o.End, err
+}
+
+// RuleLagZeroIsDone names the one rule by which the suite reads a share
+// start offset other than Kafka reported it: a partition whose lag
+// (KIP-1226) is 0 is done up to its end offset. Kafka 4.2 persists, and so
+// reports, the start offset of the share-partition's last state write,
+// which can stay behind its real one while the partition is idle: 240 of
+// 250 after the last batch was acknowledged, 110 of 250 after faults, both
+// with lag 0 (docs/FINDINGS.md 4 and 13). The lag is exact.
+const RuleLagZeroIsDone = "lag-0-is-done"
+
+// ShareOffsets is the share group's progress on one topic.
+type ShareOffsets struct {
+	// Reported is each partition's start offset as DescribeShareGroupOffsets
+	// reported it.
+	Reported map[int32]int64
+	// Start is the start offset the suite judges by: Reported, or the end
+	// offset where a rule (Rule) says the partition is done.
+	Start map[int32]int64
+	// Rule names, for each partition whose Start is not its Reported, the
+	// rule that moved it (RuleLagZeroIsDone).
+	Rule map[int32]string
+	// End is each partition's end offset (high watermark).
+	End map[int32]int64
+}
+
+// ReadShareOffsets reads the share group's start offsets, as reported and as
+// judged, and the end offset of every input partition. Start and Reported
+// are nil when the offsets could not be read; a partition the group has not
+// touched yet is absent from both.
+func ReadShareOffsets(ctx context.Context, cl *kgo.Client, group, topic string) (ShareOffsets, error) {
+	var o ShareOffsets
 	adm := kadm.NewClient(cl)
 	ends, err := adm.ListEndOffsets(ctx, topic)
 	if err != nil {
-		return nil, nil, fmt.Errorf("list end offsets of %s: %w", topic, err)
+		return o, fmt.Errorf("list end offsets of %s: %w", topic, err)
 	}
-	end = map[int32]int64{}
-	ends.Each(func(o kadm.ListedOffset) { end[o.Partition] = o.Offset })
+	o.End = map[int32]int64{}
+	ends.Each(func(lo kadm.ListedOffset) { o.End[lo.Partition] = lo.Offset })
 	described, err := adm.DescribeShareGroupOffsets(ctx, group)
 	if err != nil {
-		return nil, end, fmt.Errorf("describe share group offsets of %s: %w", group, err)
+		return o, fmt.Errorf("describe share group offsets of %s: %w", group, err)
 	}
-	start = map[int32]int64{}
+	o.Start, o.Reported, o.Rule = map[int32]int64{}, map[int32]int64{}, map[int32]string{}
 	d, ok := described[group]
 	if !ok {
-		return start, end, nil
+		return o, nil
 	}
 	if d.Err != nil {
-		return nil, end, fmt.Errorf("describe share group offsets of %s: %w", group, d.Err)
+		o.Start, o.Reported, o.Rule = nil, nil, nil
+		return o, fmt.Errorf("describe share group offsets of %s: %w", group, d.Err)
 	}
 	for p, so := range d.Offsets[topic] {
 		if so.Err != nil || so.StartOffset < 0 {
 			continue
 		}
-		start[p] = so.StartOffset
-		// Kafka 4.2 reports the start offset one acknowledged batch late when
-		// that batch ends at the log end (seen: start 20, lag 0 after all 30
-		// records of a partition were accepted, and it stays so while idle).
-		// Its lag (KIP-1226; 0 means nothing left to deliver or acknowledge)
-		// is exact, so a partition with lag 0 is done up to its end offset.
-		if so.Lag == 0 && end[p] > so.StartOffset {
-			start[p] = end[p]
+		o.Reported[p] = so.StartOffset
+		o.Start[p] = so.StartOffset
+		if so.Lag == 0 && o.End[p] > so.StartOffset {
+			o.Start[p] = o.End[p]
+			o.Rule[p] = RuleLagZeroIsDone
 		}
 	}
-	return start, end, nil
+	return o, nil
 }
 
 // Drained reports whether every input partition's share start offset has

@@ -9,19 +9,25 @@ package check
 const (
 	// Duplicates, redelivered: why the first delivery's ack did not take.
 
-	// CauseCrashAfterCommit: the first worker's history ends after its commit
-	// ok with no ack ok for the record, and no stop event: it was killed
-	// before its ack (explicit), or before the fetch its ack rides on
-	// (implicit).
+	// CauseCrashAfterCommit: after the first commit, and before the
+	// record's ack left, the worker was killed: its own fault killed it
+	// (fault-fired, action kill), or its history ends there with no stop
+	// event. Explicit: before its ACCEPT; implicit: before the fetch its ack
+	// rides on (ack_fate.go).
 	CauseCrashAfterCommit = "crash after commit"
-	// CauseFencedZombie: after the first commit the worker was stopped (a
-	// zombie) or superseded by a worker with its transactional id, before an
-	// ack ok.
+	// CauseFencedZombie: after the first commit, and before the record's
+	// ack left, its own fault froze the worker (a zombie), or a worker with
+	// its transactional id started while it still ran.
 	CauseFencedZombie = "fenced zombie"
-	// CauseReleased: the worker lived on, no ack ok, and the record came back
-	// with a higher delivery count (or to another worker): its acquisition
-	// was released by a leader move or a dropped connection, or expired.
+	// CauseReleased: the first acquisition ended early, with nothing of the
+	// worker's own to say why (no stall of its own): a RELEASE, a leader
+	// move, a dropped connection or a clean stop returned the record, and it
+	// came back with a higher delivery count (or to another worker).
 	CauseReleased = "released (leader move or dropped connection)"
+	// CauseLockExpired: the first acquisition ended while its worker's own
+	// fault stalled it holding the record, connection up (the lock-expiry
+	// rows): its lock ran out and the record was acquired again.
+	CauseLockExpired = "lock expired"
 	// CauseAckLostWithBroker: the first worker's ACCEPT was answered ok, and
 	// a cluster fault (a broker killed, isolated or restarted) struck before
 	// the record came back: the broker lost the acknowledgement with its
@@ -49,13 +55,22 @@ const (
 	// CauseOneDelivery: one poll's record was committed in two transactions.
 	CauseOneDelivery = "one delivery committed in two transactions"
 	// CauseAcceptedYetRedelivered: the first worker ACCEPTed it ok after its
-	// commit, and it was processed again.
+	// commit (native: its ack committed with the transaction), and it was
+	// processed again with no cluster fault between.
 	CauseAcceptedYetRedelivered = "ACCEPTed ok, yet processed again"
 	// CauseNoLaterDelivery: the second output's delivery count is not higher
 	// and nothing else in the history explains a second delivery.
 	CauseNoLaterDelivery = "no later delivery in the history"
 	// CauseNoHistory: no history event names the first output's transaction.
 	CauseNoHistory = "no history of the first transaction"
+	// CauseNeverAcked: the first transaction committed, its worker went on
+	// with its loop (no crash, freeze, fence or stop before it could ack),
+	// and it never acknowledged the record: explicit and ledger, no ack
+	// invoked after the commit; implicit, no poll after it (the next poll
+	// is its ack); native, no ack inside the committed transaction (it never
+	// acks after). Nothing released the record: the loop forgot it
+	// (verdict.AnomalyDuplicateNeverAcked).
+	CauseNeverAcked = "committed, never acknowledged"
 
 	// Losses.
 

@@ -174,7 +174,7 @@ func TestDuplicateCausesAllowed(t *testing.T) {
 				w.poll(1, 7)
 				w.stop("")
 			}},
-		{"fenced-zombie", check.CauseFencedZombie, "stopped or superseded", ctp.Implicit,
+		{"fenced-zombie", check.CauseFencedZombie, "w1.1 was frozen at its before-commit point", ctp.Implicit,
 			func(w *checkWorker, recs []history.Rec) {
 				w.commitBatch(recs)
 				w.poll(1, 7)
@@ -248,11 +248,11 @@ func TestLossAfterReleaseIsUnexplainedInExplicit(t *testing.T) {
 	checkWant(t, res, verdict.Anomaly, map[string]int{verdict.AnomalyLostUnexplained: 5, verdict.AnomalyAckWithoutOutput: 5})
 }
 
-// Must pass in explicit, named "released": a worker held its batch past the
-// lock (lock-expiry-race), another acquired and committed the records
-// first, then the first committed too and its late ACCEPT came back ok (kfake
-// answers ok). The first delivery is the earlier poll, and its ACCEPT came
-// after the second delivery, so it could not have prevented it.
+// Must pass in explicit, named "lock expired": a worker held its batch past
+// the lock (lock-expiry-race, its own stall), another acquired and committed
+// the records first, then the first committed too and its late ACCEPT came
+// back ok (kfake answers ok). The first delivery is the earlier poll, and the
+// second came before its commit, so no ACCEPT could have prevented it.
 func TestDuplicateAfterLockExpiryRaceIsReleased(t *testing.T) {
 	c := newCheckCell(ctp.Explicit, "", 5)
 	w1, w2 := c.worker("w1.1"), c.worker("w2.1")
@@ -263,7 +263,10 @@ func TestDuplicateAfterLockExpiryRaceIsReleased(t *testing.T) {
 	w1.acceptAfterCommit(held)
 	res := check.Run(c.obs, checkAllowed(t, ctp.Explicit, "lock-expiry-race"))
 	checkWant(t, res, verdict.Pass, map[string]int{verdict.AnomalyDuplicate: 5})
-	checkCause(t, res, verdict.AnomalyDuplicate, check.CauseReleased, 5, "before w1.1's ACCEPT")
+	checkCause(t, res, verdict.AnomalyDuplicate, check.CauseLockExpired, 5, "before w1.1 txn 1 committed")
+	if s := res.Anomalies[verdict.AnomalyDuplicate].Examples[0].Summary; !strings.Contains(s, "w1.1 stalled holding it (lock-expiry-race, stall") {
+		t.Errorf("summary %q does not name the stall", s)
+	}
 }
 
 // Must pass where the row allows duplicates: a cluster fault that fired just

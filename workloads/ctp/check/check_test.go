@@ -198,6 +198,15 @@ func TestCheckLost(t *testing.T) {
 			t.Errorf("example names no fault")
 		}
 	})
+	t.Run("start-offset-moved-by-the-drain", func(t *testing.T) {
+		c := checkAbortedBatch(ctp.Explicit, buggyAccept)
+		c.obs.ShareStartReported = map[int32]int64{0: 5}
+		c.obs.ShareStartRule = map[int32]string{0: ctp.RuleLagZeroIsDone}
+		res := check.Run(c.obs, checkAllowed(t, ctp.Explicit, "explicit-abort"))
+		if ex := res.Anomalies[verdict.AnomalyLost].Examples[0]; !strings.Contains(ex.Summary, "share start offset 10, Kafka reported 5 (lag-0-is-done)") {
+			t.Errorf("example %q does not name both start offsets", ex.Summary)
+		}
+	})
 	t.Run("implicit/explicit-abort", func(t *testing.T) {
 		res := check.Run(checkAbortedBatch(ctp.Implicit, implicitAccept).obs,
 			checkAllowed(t, ctp.Implicit, "explicit-abort"))

@@ -22,8 +22,11 @@ import (
 // implicit cells allow) only when its outputs come from different deliveries
 // and the history shows why the first delivery's ack did not take (cause.go).
 // Two outputs of one delivery are "duplicate-in-one-delivery"; different
-// deliveries without a reason are "duplicate-unexplained"; no cell allows
-// either. An id with three outputs takes the worst of its consecutive pairs.
+// deliveries without a reason are "duplicate-unexplained"; a first delivery
+// whose worker went on without ever acknowledging it is
+// "duplicate-never-acked" (nothing released it: the loop left its ack out);
+// no cell allows any of them. An id with three outputs takes the worst of
+// its consecutive pairs.
 func checkDuplicates(s *state) *part {
 	p := newPart()
 	dups := make(map[string]bool)
@@ -33,6 +36,7 @@ func checkDuplicates(s *state) *part {
 		}
 	}
 	acks := s.acksAfterCommit(dups)
+	events := s.workerEvents(s.firstWorkers(dups))
 	for _, id := range s.ids {
 		outs := s.valid[id]
 		if len(outs) == 0 {
@@ -47,13 +51,26 @@ func checkDuplicates(s *state) *part {
 		copies := s.outputCopies(id, outs)
 		worst := dupJudgement{class: dupRedelivered}
 		for i := 1; i < len(copies); i++ {
-			if j := s.judgeDuplicate(copies[i-1], copies[i], acks); i == 1 || j.class > worst.class {
+			if j := s.judgeDuplicate(copies[i-1], copies[i], acks, events); i == 1 || j.class > worst.class {
 				worst = j
 			}
 		}
 		p.report(worst.anomaly(), id, worst.cause, func() string { return s.duplicateSummary(copies, worst) })
 	}
 	return p
+}
+
+// firstWorkers are the workers that wrote an output of a duplicated record:
+// any of them can be a pair's first delivery, whose events after its commit
+// ack_fate.go reads.
+func (s *state) firstWorkers(dups map[string]bool) map[string]bool {
+	ws := make(map[string]bool)
+	for id := range dups {
+		for _, idx := range s.valid[id] {
+			ws[s.obs.Outputs[idx].Worker] = true
+		}
+	}
+	return ws
 }
 
 // outputCopy is one valid output of a duplicated record and where it came from.
@@ -105,6 +122,7 @@ type dupClass int
 
 const (
 	dupRedelivered dupClass = iota
+	dupNeverAcked
 	dupUnexplained
 	dupOneDelivery
 )
@@ -123,12 +141,21 @@ func (j dupJudgement) anomaly() string {
 		return verdict.AnomalyDuplicateInOneDelivery
 	case dupUnexplained:
 		return verdict.AnomalyDuplicateUnexplained
+	case dupNeverAcked:
+		return verdict.AnomalyDuplicateNeverAcked
 	}
 	return verdict.AnomalyDuplicate
 }
 
-// judgeDuplicate says why the record has an output from b after one from a.
-func (s *state) judgeDuplicate(a, b outputCopy, acks map[workerRecord][]ackSeen) dupJudgement {
+// judgeDuplicate says why the record has an output from b after one from a,
+// in this precedence (ORACLE.md "Anomalies the checker names"): one
+// transaction or one delivery; the first transaction's outcome; a second
+// delivery polled before the first transaction committed (the first
+// acquisition ended while it was held); the ack after the commit (failed,
+// unknown, a RELEASE, an ACCEPT); what became of the first worker before its
+// ack left (ack_fate.go: killed, frozen, superseded, or went on without
+// acking); and last, with the ack gone out, what released the record.
+func (s *state) judgeDuplicate(a, b outputCopy, acks map[workerRecord][]ackSeen, events map[string][]int) dupJudgement {
 	switch {
 	case a.txn == b.txn:
 		return dupJudgement{dupOneDelivery, CauseOneTransaction, fmt.Sprintf("both outputs are %s's", a.txn)}
@@ -145,9 +172,20 @@ func (s *state) judgeDuplicate(a, b outputCopy, acks map[workerRecord][]ackSeen)
 	case txnUnknown:
 		return dupJudgement{dupRedelivered, CauseCommitUnknown, fmt.Sprintf("%s ended %s", a.txn, info.endedBy)}
 	}
-	w, committed := a.txn.worker, info.closedAt
+	w, committed, id := a.txn.worker, info.closedAt, s.obs.Outputs[a.output].Key
+	// A later delivery: the broker counted a second acquisition (or the
+	// counts are unknown and another worker processed it). The same count
+	// again is no redelivery; only a cluster fault explains it (below).
+	later := b.from.count > a.from.count || (b.txn.worker != w && (a.from.count == 0 || b.from.count == 0))
+	if later && b.from.ts != 0 && b.from.ts < committed {
+		// No ack after the commit could have kept the record: it was
+		// acquired again while the first worker still held it (and, native,
+		// while its ack was pending in the transaction).
+		return s.releasedJudgement(a, b, fmt.Sprintf("it came back as delivery %d at %s, before %s committed at %s",
+			b.from.count, s.at(b.from.ts), a.txn, s.at(committed)))
+	}
 	accepted, stale := false, int64(0)
-	for _, ack := range acks[workerRecord{w, s.obs.Outputs[a.output].Key}] {
+	for _, ack := range acks[workerRecord{w, id}] {
 		if ack.ts < committed {
 			continue
 		}
@@ -171,30 +209,28 @@ func (s *state) judgeDuplicate(a, b outputCopy, acks map[workerRecord][]ackSeen)
 		}
 	}
 	if stale != 0 && !accepted {
-		return dupJudgement{dupRedelivered, CauseReleased,
-			fmt.Sprintf("it came back as delivery %d at %s, before %s's ACCEPT at %s: the first acquisition had expired",
-				b.from.count, s.at(b.from.ts), w, s.at(stale))}
+		return s.releasedJudgement(a, b, fmt.Sprintf("it came back as delivery %d at %s, before %s's ACCEPT at %s",
+			b.from.count, s.at(b.from.ts), w, s.at(stale)))
 	}
 	if accepted {
-		if f, ok := s.clusterFaultBetween(a.from.ts, b.from.ts); ok {
-			return dupJudgement{dupRedelivered, CauseAckLostWithBroker,
-				fmt.Sprintf("%s ACCEPTed it ok, then %s struck the cluster at %s before it came back as delivery %d",
-					w, f.Name, s.at(f.At.UnixNano()), b.from.count)}
-		}
-		return dupJudgement{dupUnexplained, CauseAcceptedYetRedelivered,
-			fmt.Sprintf("%s ACCEPTed it ok after %s committed", w, a.txn)}
+		return s.acceptedJudgement(a, b, fmt.Sprintf("%s ACCEPTed it ok after %s committed", w, a.txn))
 	}
-	if at := s.zombieAfter(w, committed); at != 0 {
-		return dupJudgement{dupRedelivered, CauseFencedZombie,
-			fmt.Sprintf("%s was stopped or superseded at %s, before any ack after its commit", w, s.at(at))}
+	fate := s.ackFateAfter(a.txn, info, id, events[w])
+	switch fate.kind {
+	case fateKilled, fateDied:
+		return dupJudgement{dupRedelivered, CauseCrashAfterCommit, fate.detail}
+	case fateFrozen, fateSuperseded:
+		return dupJudgement{dupRedelivered, CauseFencedZombie, fate.detail}
+	case fateNeverAcked:
+		return dupJudgement{dupNeverAcked, CauseNeverAcked, fate.detail}
 	}
-	if _, stopped := s.stoppedAt[w]; !stopped {
-		return dupJudgement{dupRedelivered, CauseCrashAfterCommit,
-			fmt.Sprintf("%s's history ends after %s's commit ok with no ack ok for it", w, a.txn)}
+	if s.native() {
+		// The ack committed with the transaction, and the record came
+		// back after it: as an ACCEPT answered ok.
+		return s.acceptedJudgement(a, b, fate.detail)
 	}
-	if b.from.count > a.from.count || (b.txn.worker != w && (a.from.count == 0 || b.from.count == 0)) {
-		return dupJudgement{dupRedelivered, CauseReleased,
-			fmt.Sprintf("%s lived on without an ack ok; it came back as delivery %d", w, b.from.count)}
+	if later {
+		return s.releasedJudgement(a, b, fmt.Sprintf("%s; it came back as delivery %d", fate.detail, b.from.count))
 	}
 	if b.from.count < a.from.count && b.txn.worker != w {
 		// The outputs are in the other order of their deliveries: the earlier
@@ -203,8 +239,8 @@ func (s *state) judgeDuplicate(a, b outputCopy, acks map[workerRecord][]ackSeen)
 		// transaction committed after it (lock-expiry-before-commit). Two
 		// deliveries all the same: a redelivery, not a broker handing one
 		// delivery out twice.
-		return dupJudgement{dupRedelivered, CauseReleased,
-			fmt.Sprintf("%s's delivery %d committed after delivery %d had been committed: its acquisition expired while it held the transaction", b.txn, b.from.count, a.from.count)}
+		return s.releasedJudgement(b, a,
+			fmt.Sprintf("%s's delivery %d committed after delivery %d had been committed: its acquisition ended while it held the transaction", b.txn, b.from.count, a.from.count))
 	}
 	if b.from.ts > a.from.ts {
 		if f, ok := s.clusterFaultBetween(a.from.ts, b.from.ts); ok {
@@ -221,20 +257,46 @@ func (s *state) judgeDuplicate(a, b outputCopy, acks map[workerRecord][]ackSeen)
 		fmt.Sprintf("the second output's delivery %d is not later than the first's %d", b.from.count, a.from.count)}
 }
 
-// zombieAfter returns when worker was first stopped by its fault (a zombie)
-// or superseded by another worker with its transactional id after ts, 0 if
-// neither happened.
-func (s *state) zombieAfter(worker string, ts int64) int64 {
-	at := s.fencedAfter(worker, ts)
+// acceptedJudgement: the first delivery's ack took (an ACCEPT answered ok,
+// or, native, the ack inside the committed transaction), and the record
+// came back all the same. Only a cluster fault between the deliveries (the
+// broker lost the ack with its in-flight state) explains that.
+func (s *state) acceptedJudgement(a, b outputCopy, acked string) dupJudgement {
+	if f, ok := s.clusterFaultBetween(a.from.ts, b.from.ts); ok {
+		return dupJudgement{dupRedelivered, CauseAckLostWithBroker,
+			fmt.Sprintf("%s, then %s struck the cluster at %s before it came back as delivery %d",
+				acked, f.Name, s.at(f.At.UnixNano()), b.from.count)}
+	}
+	return dupJudgement{dupUnexplained, CauseAcceptedYetRedelivered, acked}
+}
+
+// releasedJudgement: the first acquisition (held's) ended early and the
+// record was acquired again. Its lock expired when its worker's own fault
+// stalled it while it held the record (between its poll and the other
+// delivery's); otherwise something released it (a leader move, a dropped
+// connection), which the history does not name.
+func (s *state) releasedJudgement(held, other outputCopy, detail string) dupJudgement {
+	if f, ok := s.stallBetween(held.txn.worker, held.from.ts, other.from.ts); ok {
+		return dupJudgement{dupRedelivered, CauseLockExpired,
+			fmt.Sprintf("%s; %s stalled holding it (%s, %s at %s), past its lock", detail, held.txn.worker, f.Name, f.Action, s.at(f.At.UnixNano()))}
+	}
+	return dupJudgement{dupRedelivered, CauseReleased, detail}
+}
+
+// stallBetween is worker's first stall (its own fault holding what it has,
+// connection up) after from and before to (0: no bound).
+func (s *state) stallBetween(worker string, from, to int64) (FaultFiring, bool) {
 	for _, f := range s.faults {
-		if f.Worker == worker && f.Action == string(ctp.ActionStop) && f.At.UnixNano() > ts {
-			if n := f.At.UnixNano(); at == 0 || n < at {
-				at = n
-			}
-			break
+		at := f.At.UnixNano()
+		if f.Worker != worker || at < from || (to != 0 && at > to) {
+			continue
+		}
+		switch ctp.Action(f.Action) {
+		case ctp.ActionStall, ctp.ActionStallOverlap, ctp.ActionHoldRedelivered:
+			return f, true
 		}
 	}
-	return at
+	return FaultFiring{}, false
 }
 
 // ackSeen is the completion of a non-transactional ack of one record.

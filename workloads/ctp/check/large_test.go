@@ -36,6 +36,12 @@ func checkBothWays(t *testing.T, obs ctp.Observation, allowed check.Allowed) che
 func TestLargePathJudgesLikeTheInMemoryChecker(t *testing.T) {
 	lost := checkCleanRun(ctp.Explicit, "")
 	lost.obs.Outputs = lost.obs.Outputs[1:]
+	// The drain moved the start offset Kafka reported (lag 0): the loss's
+	// example names both, on either path.
+	lostMoved := checkCleanRun(ctp.Explicit, "")
+	lostMoved.obs.Outputs = lostMoved.obs.Outputs[1:]
+	lostMoved.obs.ShareStartReported = map[int32]int64{0: 20}
+	lostMoved.obs.ShareStartRule = map[int32]string{0: ctp.RuleLagZeroIsDone}
 	unseen := checkCleanRun(ctp.Explicit, "")
 	unseen.obs.Outputs = unseen.obs.Outputs[1:]
 	unseen.obs.ShareStart = map[int32]int64{0: 0}
@@ -61,6 +67,7 @@ func TestLargePathJudgesLikeTheInMemoryChecker(t *testing.T) {
 			w.process(2, checkSpan(0, 5)...)
 		}), ctp.Explicit, "explicit-abort"},
 		{"lost", lost, ctp.Explicit, "steady"},
+		{"lost-start-moved", lostMoved, ctp.Explicit, "steady"},
 		{"unseen", unseen, ctp.Explicit, "steady"},
 		{"phantom-and-bad-content", phantom, ctp.Explicit, "steady"},
 		{"pending-native", checkPendingRedelivery("native"), ctp.Transactional, "lock-expiry-during-txn"},
@@ -108,6 +115,16 @@ func TestLargePathJudgesLikeTheInMemoryChecker(t *testing.T) {
 			mode     ctp.AckMode
 			scenario string
 		}{dc.name, c, dc.mode, "broker-kill"})
+	}
+	// Every first worker's fate after its commit (ack_fate.go), which
+	// reads that worker's events after the commit.
+	for _, fc := range fateCases() {
+		cells = append(cells, struct {
+			name     string
+			c        *checkCell
+			mode     ctp.AckMode
+			scenario string
+		}{"fate-" + fc.name, fateCell(fc.mode, fc.realization, fc.after), fc.mode, fc.row})
 	}
 	for _, tc := range cells {
 		t.Run(tc.name, func(t *testing.T) {

@@ -224,16 +224,26 @@ func (s *state) archivedWhy(id string) string {
 func (s *state) lostSummary(id string) string {
 	in := s.inputs[id]
 	return fmt.Sprintf("p%d o%d has no committed output, yet the share group is done with it "+
-		"(share start offset %d); %s", in.Partition, in.Offset, s.obs.ShareStart[in.Partition], s.deliveryNote(id))
+		"(%s); %s", in.Partition, in.Offset, s.startWords(in.Partition), s.deliveryNote(id))
+}
+
+// startWords says partition p's share start offset as the checker judged by
+// it and, where a rule moved it, as Kafka reported it.
+func (s *state) startWords(p int32) string {
+	start, known := s.obs.ShareStart[p]
+	if !known {
+		return "share start offset unknown"
+	}
+	words := fmt.Sprintf("share start offset %d", start)
+	if reported, ok := s.obs.ShareStartReported[p]; ok && reported != start {
+		words += fmt.Sprintf(", Kafka reported %d (%s)", reported, s.obs.ShareStartRule[p])
+	}
+	return words
 }
 
 func (s *state) unseenSummary(id string) string {
 	in := s.inputs[id]
-	start, known := s.obs.ShareStart[in.Partition]
-	where := fmt.Sprintf("share start offset %d", start)
-	if !known {
-		where = "share start offset unknown"
-	}
+	where := s.startWords(in.Partition)
 	return fmt.Sprintf("p%d o%d has no committed output and the share group was not done with it "+
 		"when the drain ended (%s); %s", in.Partition, in.Offset, where, s.deliveryNote(id))
 }

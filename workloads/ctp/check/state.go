@@ -359,6 +359,7 @@ func (s *state) readTxnEvent(e history.Event) {
 	case history.FTxnAcks:
 		if e.Type == history.OK {
 			info.addAcked(e.Records)
+			info.txnAcked = addIDs(info.txnAcked, e.Records)
 			if info.acksAt == 0 {
 				info.acksAt = e.TS
 			}

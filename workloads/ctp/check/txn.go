@@ -32,6 +32,11 @@ type txnInfo struct {
 	lastAt int64
 	// acked are the ids whose acks went into it (txn-acks ok, commit records).
 	acked map[string]struct{}
+	// txnAcked are the ids a txn-acks ok named: the acks certainly inside
+	// the transaction. Every mode's commit event names its batch, so only
+	// these tell a native transaction that carried a record's ack from one
+	// that committed its output without it.
+	txnAcked map[string]struct{}
 	// beganAt is when beginTransaction returned, 0 if never seen.
 	beganAt int64
 	// acksAt is when its acks were first certainly pending (txn-acks ok), 0 if never.
@@ -80,14 +85,18 @@ func (t *txnInfo) outcome() txnOutcome {
 	return txnNeverCommitted
 }
 
-func (t *txnInfo) addAcked(recs []history.Rec) {
+func (t *txnInfo) addAcked(recs []history.Rec) { t.acked = addIDs(t.acked, recs) }
+
+// addIDs adds the ids of recs to set, making it when needed.
+func addIDs(set map[string]struct{}, recs []history.Rec) map[string]struct{} {
 	if len(recs) == 0 {
-		return
+		return set
 	}
-	if t.acked == nil {
-		t.acked = make(map[string]struct{}, len(recs))
+	if set == nil {
+		set = make(map[string]struct{}, len(recs))
 	}
 	for _, r := range recs {
-		t.acked[r.ID] = struct{}{}
+		set[r.ID] = struct{}{}
 	}
+	return set
 }

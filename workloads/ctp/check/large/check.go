@@ -177,7 +177,8 @@ func Check(dir string, allowed check.Allowed) (check.Result, error) {
 
 	// The sub-observation, judged in full.
 	obs := ctp.Observation{Mode: meta.Mode, Realization: meta.Realization, InputTopic: meta.InputTopic,
-		ShareStart: meta.ShareStart, InputEnd: meta.InputEnd, DeliveryLimit: meta.DeliveryLimit}
+		ShareStart: meta.ShareStart, ShareStartReported: meta.ShareStartReported, ShareStartRule: meta.ShareStartRule,
+		InputEnd: meta.InputEnd, DeliveryLimit: meta.DeliveryLimit}
 	if err := eachFile[inputRec](dir, InputsFile, func(in inputRec) error {
 		if sel.hasID(in.ID) {
 			obs.Inputs = append(obs.Inputs, ctp.Input{ID: ctp.InputID(int(in.ID)), Partition: in.Partition, Offset: in.Offset})

@@ -13,7 +13,10 @@ type Meta struct {
 	DeliveryLimit int32           `json:"delivery_limit"`
 	InputTopic    string          `json:"input_topic"`
 	ShareStart    map[int32]int64 `json:"share_start"`
-	InputEnd      map[int32]int64 `json:"input_end"`
+	// ShareStartReported and ShareStartRule: ctp.Observation's.
+	ShareStartReported map[int32]int64  `json:"share_start_reported,omitempty"`
+	ShareStartRule     map[int32]string `json:"share_start_rule,omitempty"`
+	InputEnd           map[int32]int64  `json:"input_end"`
 	// Workers is the worker table outputs and transactions index into.
 	Workers []string `json:"workers"`
 	Records int      `json:"records"`

@@ -366,9 +366,12 @@ func closeOver(h *histories, sel *selection) {
 
 // passB decodes the lines the sub-observation needs (pass B2): every line
 // of a selected transaction; every line that names a selected id, its
-// record lists cut to the selected ids; the first poll after a selected
-// transaction's event (cut: a loss cause reads the worker's first poll after
-// its transaction, an implicit worker's accept); the lifecycle lines (no transaction, no
+// record lists cut to the selected ids; the line right after a selected
+// transaction's line and the first two polls after it (cut: a loss cause
+// reads the worker's first poll after its transaction, an implicit worker's
+// accept; a duplicate's cause reads the worker's next step after its commit,
+// and an implicit worker's second poll, after whose fetch its ack had
+// left: check's ack_fate.go); the lifecycle lines (no transaction, no
 // record); each file's first and last line (when a worker started and
 // stopped doing anything); and everything a worker did after a fault fired
 // on it (the fault-points check).
@@ -413,7 +416,8 @@ func passBFile(p string, ws *Workers, sel *selection) (history.History, error) {
 		out = append(out, e)
 		return nil
 	}
-	lastKept, first, afterFault, nextPoll := true, true, false, false
+	lastKept, first, afterFault, nextStep := true, true, false, false
+	nextPolls := 0
 	var lastAt int64
 	err := eachLine(p, func(line []byte, at int64) error {
 		scanLine(line, &li)
@@ -422,12 +426,13 @@ func passBFile(p string, ws *Workers, sel *selection) (history.History, error) {
 		}
 		poll := string(li.f) == history.FPoll && string(li.typ) == string(history.OK)
 		selTxn := li.txn != 0 && selected(keyOf(wo.of(li.worker), li.txn))
-		keep := first || afterFault || len(li.ids) == 0 && li.txn == 0 || selTxn || poll && nextPoll
-		if poll {
-			nextPoll = false
+		keep := first || afterFault || len(li.ids) == 0 && li.txn == 0 || selTxn || poll && nextPolls > 0 || nextStep
+		nextStep = selTxn
+		if poll && nextPolls > 0 {
+			nextPolls--
 		}
 		if selTxn {
-			nextPoll = true
+			nextPolls = 2
 		}
 		if string(li.f) == history.FResumed {
 			afterFault = false

@@ -22,7 +22,8 @@ func Load(dir string) (ctp.Observation, error) {
 		return ctp.Observation{}, fmt.Errorf("load large run: %w", err)
 	}
 	obs := ctp.Observation{Mode: meta.Mode, Realization: meta.Realization, InputTopic: meta.InputTopic,
-		ShareStart: meta.ShareStart, InputEnd: meta.InputEnd, DeliveryLimit: meta.DeliveryLimit}
+		ShareStart: meta.ShareStart, ShareStartReported: meta.ShareStartReported, ShareStartRule: meta.ShareStartRule,
+		InputEnd: meta.InputEnd, DeliveryLimit: meta.DeliveryLimit}
 	if err := eachFile[inputRec](dir, InputsFile, func(in inputRec) error {
 		obs.Inputs = append(obs.Inputs, ctp.Input{ID: ctp.InputID(int(in.ID)), Partition: in.Partition, Offset: in.Offset})
 		return nil

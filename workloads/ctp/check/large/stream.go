@@ -110,7 +110,8 @@ func (s *Store) close() error {
 // one file per worker (tests, and re-checking a stored cell by this path).
 func WriteObservation(dir string, obs ctp.Observation) error {
 	s, err := Create(dir, Meta{Mode: obs.Mode, Realization: obs.Realization, DeliveryLimit: obs.DeliveryLimit,
-		InputTopic: obs.InputTopic, ShareStart: obs.ShareStart, InputEnd: obs.InputEnd, Records: len(obs.Inputs)})
+		InputTopic: obs.InputTopic, ShareStart: obs.ShareStart, ShareStartReported: obs.ShareStartReported,
+		ShareStartRule: obs.ShareStartRule, InputEnd: obs.InputEnd, Records: len(obs.Inputs)})
 	if err != nil {
 		return err
 	}
