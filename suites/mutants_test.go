@@ -32,6 +32,9 @@ type mutantCase struct {
 	// mutant breaks one realization's promise: on embedded, auto means
 	// native, which has no ledger validation to skip.
 	txnAcks string
+	// consumer pins --consumer where kgo's would hide the mutant (its next
+	// poll ACCEPTs whatever the loop left unmarked).
+	consumer string
 }
 
 // The anomalies that show a loss or a duplicate, whatever cause names them.
@@ -65,6 +68,10 @@ var mutantCases = []mutantCase{
 	// polls span share-partitions (native: our consumer asks every leader).
 	{mutant: ctp.MutantAcksOnePartition, scenario: "steady", mode: ctp.Transactional, want: wantDup,
 		txnAcks: ctp.RealizationNative},
+	// The ACCEPT after the commit forgets a record while the worker runs on:
+	// its redelivery is a duplicate no mode allows, not one "released".
+	{mutant: ctp.MutantForgetAck, scenario: "crash-after-commit", mode: ctp.Explicit,
+		want: []string{verdict.AnomalyDuplicateNeverAcked}, consumer: ctp.ConsumerSharechaos},
 	// Committed without the produce results: the cut outputs are lost. In
 	// explicit mode: in transactional mode the ledger's own produce waits
 	// behind the cut link until the cell's drain gives up.
@@ -114,7 +121,7 @@ func TestMutants(t *testing.T) {
 		t.Setenv(ctp.MutantEnv, string(c.mutant))
 		began := time.Now()
 		res, err := Run(context.Background(), Options{
-			Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{c.mode}, TxnAcks: c.txnAcks, Seed: 1289,
+			Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{c.mode}, TxnAcks: c.txnAcks, Consumer: c.consumer, Seed: 1289,
 				Out: filepath.Join(base, c.name())},
 			Scenarios: []string{c.scenario}, Records: 600,
 		})

@@ -43,6 +43,11 @@ const (
 	// a multi-partition transaction); the others' records stay acquired
 	// until their locks end, then come back and are processed again.
 	MutantAcksOnePartition Mutant = "acks-one-partition"
+	// MutantForgetAck: explicit mode's ACCEPT after the commit leaves out
+	// the batch's first record on its first delivery, though the worker
+	// runs on: the record comes back when its lock ends and is processed
+	// again, a duplicate no release explains.
+	MutantForgetAck Mutant = "forget-ack"
 	// MutantCommitUnchecked: the transaction is committed without waiting
 	// for the produce results or flushing, so outputs still buffered behind
 	// a cut link (partial-produce-failure keeps its cut until the commit)
@@ -53,7 +58,7 @@ const (
 // Mutants lists every mutant.
 func Mutants() []Mutant {
 	return []Mutant{MutantAckBeforeCommit, MutantAcksOutsideTxn, MutantSkipValidation, MutantProduceTwice,
-		MutantDropOutput, MutantOutputOutsideTxn, MutantCommitUnchecked, MutantAcksOnePartition}
+		MutantDropOutput, MutantOutputOutsideTxn, MutantCommitUnchecked, MutantAcksOnePartition, MutantForgetAck}
 }
 
 // MutantEnv carries the active mutant to worker processes of a mutants build.

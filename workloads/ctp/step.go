@@ -190,7 +190,11 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 			w.fire(ctx, PointAfterCommit)
 		}
 		if w.cfg.Mode != Implicit {
-			w.last.Ack = w.ack(ctx, kgo.AckAccept, batch)
+			acked := batch
+			if mutated(MutantForgetAck) && w.cfg.Mode == Explicit && deliveryCount(batch[0]) == 1 {
+				acked = batch[1:]
+			}
+			w.last.Ack = w.ack(ctx, kgo.AckAccept, acked)
 		}
 		return nil
 	default:

@@ -227,3 +227,21 @@ func TestDuplicateCauseLockExpired(t *testing.T) {
 		})
 	}
 }
+
+// The forgotten record comes back to the worker that forgot it, which
+// processes and ACCEPTs its second delivery: that ACCEPT is the second
+// delivery's, not a late ack of the first (seen in the forget-ack mutant's
+// cell: 61 of its forgotten records were called "released" for it). Must be
+// duplicate-never-acked; the same worker ACCEPTing its first delivery late,
+// after the record came back, must stay "released".
+func TestForgottenAcceptComingBackToTheSameWorker(t *testing.T) {
+	c := newCheckCell(ctp.Explicit, "", 5)
+	w1 := c.worker("w1.1")
+	batch := w1.poll(1, checkSpan(0, 5)...)
+	w1.commitBatch(batch)
+	w1.ack(history.AckAccept, batch[1:]) // r-0 left out
+	w1.process(2, 0)
+	res := check.Run(c.obs, checkAllowed(t, ctp.Explicit, "steady"))
+	checkWant(t, res, verdict.Anomaly, map[string]int{verdict.AnomalyDuplicateNeverAcked: 1})
+	checkCause(t, res, verdict.AnomalyDuplicateNeverAcked, check.CauseNeverAcked, 1, "invoked no ack of it")
+}

@@ -186,8 +186,8 @@ func (s *state) judgeDuplicate(a, b outputCopy, acks map[workerRecord][]ackSeen,
 	}
 	accepted, stale := false, int64(0)
 	for _, ack := range acks[workerRecord{w, id}] {
-		if ack.ts < committed {
-			continue
+		if ack.ts < committed || (ack.delivery != 0 && a.from.count != 0 && ack.delivery != a.from.count) {
+			continue // before the commit, or another delivery's ack
 		}
 		switch {
 		case ack.typ == history.Fail:
@@ -304,6 +304,10 @@ type ackSeen struct {
 	ts   int64
 	typ  history.Type
 	kind string
+	// delivery is the record's delivery count the ack was for (0: not
+	// recorded), so that the ack of a later delivery by the same worker is
+	// not read as the first delivery's.
+	delivery int32
 }
 
 // acksAfterCommit returns the ack completions (ok, fail, info) of the given
@@ -321,7 +325,7 @@ func (s *state) acksAfterCommit(ids map[string]bool) map[workerRecord][]ackSeen 
 		for _, r := range e.Records {
 			if ids[r.ID] {
 				k := workerRecord{e.Worker, r.ID}
-				acks[k] = append(acks[k], ackSeen{e.TS, e.Type, e.Ack})
+				acks[k] = append(acks[k], ackSeen{e.TS, e.Type, e.Ack, r.Delivery})
 			}
 		}
 	}
