@@ -25,7 +25,7 @@ out=${2:?usage: build.sh VERSION OUT}
 dep=org.apache.maven.plugins:maven-dependency-plugin:3.8.1
 message_package=io.github.sharechaos.kip1289.message
 
-for tool in mvn javac jar patch; do
+for tool in mvn javac jar patch perl; do
   command -v "$tool" >/dev/null || { echo "kafka-kip1289: $tool is missing (a JDK, Maven and patch are needed)" >&2; exit 1; }
 done
 
@@ -97,4 +97,4 @@ if [ -s "$work/scala.txt" ]; then
 fi
 rm -f "$out/kip1289.jar"
 jar --create --file "$out/kip1289.jar" -C "$work/classes" .
-echo "kafka-kip1289: built kip1289.jar ($(unzip -l "$out/kip1289.jar" | tail -1 | awk '{print $2}') classes) for Kafka $version"
+echo "kafka-kip1289: built kip1289.jar ($(jar --list --file "$out/kip1289.jar" | grep -c '\.class$') classes) for Kafka $version"
