@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds every container image the docker backend runs, offline (no image
-# registry needed): the JRE base, Apache Kafka on it, and our toxiproxy.
+# registry needed): the JRE base, Apache Kafka on it, Apache Kafka with
+# KIP-1289 (images/kafka-kip1289) and the stock image of that same version to
+# compare it with, and our toxiproxy.
 # Idempotent: an image whose inputs did not change is skipped (see
 # images/lib.sh). Prints what it built or skipped and how long it took.
 #
@@ -20,10 +22,12 @@ kafka_default=sharechaos/kafka:$(cat "$here/images/kafka/version")
 toxiproxy_default=sharechaos/toxiproxy:2.12.0
 
 if [ "${SHARECHAOS_KAFKA_IMAGE:-$kafka_default}" != "$kafka_default" ]; then
-  echo "images: Kafka image is $SHARECHAOS_KAFKA_IMAGE (SHARECHAOS_KAFKA_IMAGE): not building jre or kafka"
+  echo "images: Kafka image is $SHARECHAOS_KAFKA_IMAGE (SHARECHAOS_KAFKA_IMAGE): not building jre, kafka or kafka-kip1289"
 else
   bash "$here/images/jre/build.sh"
   bash "$here/images/kafka/build.sh"
+  bash "$here/images/kafka/build.sh" "$(cat "$here/images/kafka-kip1289/version")"
+  bash "$here/images/kafka-kip1289/build.sh"
 fi
 if [ "${SHARECHAOS_TOXIPROXY_IMAGE:-$toxiproxy_default}" != "$toxiproxy_default" ]; then
   echo "images: toxiproxy image is $SHARECHAOS_TOXIPROXY_IMAGE (SHARECHAOS_TOXIPROXY_IMAGE): not building it"

@@ -20,10 +20,21 @@ var kafkaVersionFile string
 // (docker/images/kafka/version, the one place that names it).
 var KafkaVersion = strings.TrimSpace(kafkaVersionFile)
 
-// The images docker/build-images.sh builds.
+//go:embed images/kafka-kip1289/version
+var kip1289KafkaVersionFile string
+
+// KIP1289KafkaVersion is the Apache Kafka version the KIP-1289 image patches
+// (docker/images/kafka-kip1289/version; docs/KIP1289-ON-KAFKA.md says why).
+var KIP1289KafkaVersion = strings.TrimSpace(kip1289KafkaVersionFile)
+
+// The images docker/build-images.sh builds. KIP1289KafkaImage is Apache
+// Kafka with KIP-1289 built in; StockKIP1289KafkaImage is the stock image of
+// the same version, to compare it with.
 var (
-	DefaultKafkaImage     = "sharechaos/kafka:" + KafkaVersion
-	DefaultToxiproxyImage = "sharechaos/toxiproxy:2.12.0"
+	KIP1289KafkaImage      = "sharechaos/kafka-kip1289:" + KIP1289KafkaVersion
+	StockKIP1289KafkaImage = "sharechaos/kafka:" + KIP1289KafkaVersion
+	DefaultKafkaImage      = "sharechaos/kafka:" + KafkaVersion
+	DefaultToxiproxyImage  = "sharechaos/toxiproxy:2.12.0"
 )
 
 // Available says whether the docker backend can run here: an engine answers

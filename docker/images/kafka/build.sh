@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
 # Builds the Kafka image (sharechaos/kafka:<version>, version from the file
-# `version`) on the JRE base: Maven copies the broker's runtime jars from
-# Maven Central (pom.xml), the Dockerfile adds the start script and the Log4j2
-# configuration. The input hash covers these files and the JRE image's id, so
-# a rebuilt base rebuilds Kafka too.
+# `version`, or the first argument) on the JRE base: Maven copies the broker's
+# runtime jars from Maven Central (pom.xml), the Dockerfile adds the start
+# script and the Log4j2 configuration. The input hash covers these files, the
+# version and the JRE image's id, so a rebuilt base rebuilds Kafka too.
+#
+#   build.sh            the default version, the one the docker backend runs
+#   build.sh 4.3.1      another version: the stock image the KIP-1289 image
+#                       (images/kafka-kip1289, same version) is compared with
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib.sh
 . "$here/../lib.sh"
 
-version=$(cat "$here/version")
+version=${1:-$(cat "$here/version")}
 image=sharechaos/kafka:$version
 jre=${SHARECHAOS_JRE_IMAGE:-sharechaos/jre:17}
 jre_id=$(docker image inspect -f '{{ .Id }}' "$jre") || {
   echo "kafka: base image $jre is missing: build it first (docker/build-images.sh)" >&2
   exit 1
 }
-hash=$( (hash_files "$here"/{Dockerfile,pom.xml,log4j2.xml,start.sh,version,build.sh}; echo "$jre_id") |
+hash=$( (hash_files "$here"/{Dockerfile,pom.xml,log4j2.xml,start.sh,build.sh}; echo "$version $jre_id") |
   sha256sum | cut -d' ' -f1)
 if up_to_date "$image" "$hash"; then
   report_skipped "$image" "$hash"
