@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/sharechaos/sharechaos/result"
+	"github.com/sharechaos/sharechaos/suites/judge"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -144,23 +145,23 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 		cell.Verdict, cell.Reason = verdict.HarnessError, err.Error()
 	}
 	if obs == nil {
-		r.summarizeLatency(&cell, nil)
+		judge.SummarizeLatency(&cell, r.dir, nil)
 		return cell
 	}
-	if err := saveObservation(r.dir, obs); err != nil {
+	if err := judge.SaveObservation(r.dir, obs); err != nil {
 		cell.Notes = append(cell.Notes, err.Error())
 	}
 	r.phases.begin(result.PhaseCheck)
-	judgeCell(&cell, *obs, r.plan.scenario, r.o.conditions())
+	judge.Cell(&cell, *obs, r.plan.scenario, r.o.conditions())
 	r.timePhases(&cell, obs.History)
 	if r.report != nil {
 		for _, h := range r.report.Healed {
 			cell.Fault.Healed = append(cell.Fault.Healed, h.UTC())
 		}
 	}
-	r.summarizeLatency(&cell, obs.History)
+	judge.SummarizeLatency(&cell, r.dir, obs.History)
 	if r.seeder != nil {
-		cell.SoakTimeline = soakTimeline(cell, obs.History)
+		cell.SoakTimeline = judge.SoakTimeline(cell, obs.History)
 	}
 	return cell
 }

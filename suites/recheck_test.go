@@ -3,6 +3,7 @@ package suites
 import (
 	"encoding/json"
 	"github.com/sharechaos/sharechaos/suites/harness"
+	"github.com/sharechaos/sharechaos/suites/judge"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,7 +19,7 @@ func TestRecheckStoredRun(t *testing.T) {
 		t.Skip("starts an embedded cluster; skipped with -short")
 	}
 	res := runMatrix(t, Options{Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{ctp.Explicit}, Seed: 3}, Scenarios: []string{"steady"}, Records: 200})
-	again, changed, err := Recheck(res.Dir)
+	again, changed, err := judge.Recheck(res.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,21 +28,21 @@ func TestRecheckStoredRun(t *testing.T) {
 	}
 
 	// Drop one committed output from the stored observation.
-	path := filepath.Join(res.Dir, res.Runs[0].Dir, observationFile)
+	path := filepath.Join(res.Dir, res.Runs[0].Dir, judge.ObservationFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var obs storedObservation
+	var obs map[string]any
 	if err := json.Unmarshal(b, &obs); err != nil {
 		t.Fatal(err)
 	}
-	obs.Outputs = obs.Outputs[1:]
+	obs["outputs"] = obs["outputs"].([]any)[1:]
 	b, _ = json.Marshal(obs)
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tampered, changed, err := Recheck(res.Dir)
+	tampered, changed, err := judge.Recheck(res.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}

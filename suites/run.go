@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/sharechaos/sharechaos/result"
+	"github.com/sharechaos/sharechaos/suites/judge"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -62,7 +63,7 @@ func Run(ctx context.Context, opts Options) (result.Result, error) {
 	}
 	if so.Reference.Binary != "" {
 		o.pendingLock = so.Reference.PendingLock
-		res.Config[configPendingLock] = o.pendingLock
+		res.Config[judge.ConfigPendingLock] = o.pendingLock
 	}
 	clusterStart := time.Now()
 	c, err := harness.StartBackend(ctx, b, so)
@@ -103,7 +104,7 @@ func Run(ctx context.Context, opts Options) (result.Result, error) {
 	}
 	started0 := res
 	started0.Interrupted = true
-	_ = writeResult(o.Out, finishResult(started0, started))
+	_ = judge.WriteResult(o.Out, finishResult(started0, started))
 	prog := newProgress(o, len(plans))
 	var mu sync.Mutex
 	done := func(p cellPlan, cell result.Cell) {
@@ -117,8 +118,8 @@ func Run(ctx context.Context, opts Options) (result.Result, error) {
 		// Keep result.json current, so an interrupted run still has one.
 		partial := res
 		partial.Interrupted = true
-		partial.Runs = sortedCells(res.Runs)
-		_ = writeResult(o.Out, finishResult(partial, started))
+		partial.Runs = judge.SortedCells(res.Runs)
+		_ = judge.WriteResult(o.Out, finishResult(partial, started))
 	}
 	share := func(row []cellPlan) *faultShare {
 		ro, _ := withLoad(&o, row[0].scenario)
@@ -129,7 +130,7 @@ func Run(ctx context.Context, opts Options) (result.Result, error) {
 		done(p, runCell(ctx, &o, prog, c, runID, o.Out, p))
 	})
 	prog.close()
-	res.Runs = sortedCells(res.Runs)
+	res.Runs = judge.SortedCells(res.Runs)
 	if ctx.Err() != nil {
 		res.Interrupted = true
 	}
@@ -138,16 +139,16 @@ func Run(ctx context.Context, opts Options) (result.Result, error) {
 
 // finishResult sets the run verdict (the worst cell) and the exit code.
 func finishResult(res result.Result, started time.Time) result.Result {
-	res = judgeRun(res)
+	res = judge.Run(res)
 	res.DurationS = time.Since(started).Seconds()
 	return res
 }
 
 func finish(o Options, ts bench.Thresholds, res result.Result, started time.Time) result.Result {
 	res = finishResult(res, started)
-	res.Thresholds = evaluateThresholds(ts, res.Runs)
-	res = judgeRun(res)
-	if err := writeRun(o.Out, res); err != nil {
+	res.Thresholds = judge.Thresholds(ts, res.Runs)
+	res = judge.Run(res)
+	if err := judge.WriteRun(o.Out, res); err != nil {
 		fmt.Fprintf(os.Stderr, "sharechaos: write report: %v\n", err)
 		if res.ExitCode == verdict.ExitPass {
 			res.ExitCode = verdict.ExitHarnessError

@@ -3,8 +3,6 @@ package suites
 import (
 	"context"
 	"github.com/sharechaos/sharechaos/faults"
-	"github.com/sharechaos/sharechaos/result"
-	"sort"
 	"sync"
 )
 
@@ -139,12 +137,5 @@ func poolFirst(plans []cellPlan) []cellPlan {
 			out = append(out, p)
 		}
 	}
-	return out
-}
-
-// sortedCells orders cells as the plans were: repeat, scenario, mode.
-func sortedCells(cells []result.Cell) []result.Cell {
-	out := append([]result.Cell(nil), cells...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Seed < out[j].Seed })
 	return out
 }

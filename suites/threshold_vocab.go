@@ -1,9 +1,7 @@
 package suites
 
 import (
-	"github.com/sharechaos/sharechaos/result"
-	"maps"
-	"slices"
+	"github.com/sharechaos/sharechaos/suites/judge"
 
 	"github.com/sharechaos/sharechaos/bench"
 	"github.com/sharechaos/sharechaos/suites/harness"
@@ -28,7 +26,7 @@ func (o Options) thresholdVocabulary() (bench.Vocabulary, error) {
 	}
 	return bench.Vocabulary{
 		Latencies: bench.MetricNames(bench.Latency, bench.InRun),
-		Counters:  slices.Sorted(maps.Keys(cellCounters(result.Cell{}))),
+		Counters:  judge.ThresholdCounters(),
 		Tags: map[string][]string{
 			"scenario":    names,
 			"mode":        modes,

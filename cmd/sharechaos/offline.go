@@ -11,7 +11,7 @@ import (
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/reports"
 	"github.com/sharechaos/sharechaos/scenarios"
-	"github.com/sharechaos/sharechaos/suites"
+	"github.com/sharechaos/sharechaos/suites/judge"
 )
 
 func newCheckCmd() *cobra.Command {
@@ -45,7 +45,7 @@ The exit code is the re-checked verdict's.`,
 
 // checkRun re-checks dir and prints the judgement.
 func checkRun(dir string, cat scenarios.Catalog, write bool, stdout, stderr io.Writer) int {
-	res, changed, err := suites.RecheckWith(dir, cat)
+	res, changed, err := judge.RecheckWith(dir, cat)
 	if err != nil {
 		fmt.Fprintf(stderr, "sharechaos check: %v\n", err)
 		return verdict.ExitUsage
@@ -59,7 +59,7 @@ func checkRun(dir string, cat scenarios.Catalog, write bool, stdout, stderr io.W
 	}
 	fmt.Fprintf(stdout, "%s: %s\n", res.Verdict, res.Verdict.Words())
 	if write {
-		if err := reports.WriteRun(dir, res, suites.RunFigures(dir, res)); err != nil {
+		if err := reports.WriteRun(dir, res, judge.RunFigures(dir, res)); err != nil {
 			fmt.Fprintf(stderr, "sharechaos check: %v\n", err)
 			return verdict.ExitHarnessError
 		}
@@ -90,7 +90,7 @@ func reportRun(dir string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sharechaos report: %v\n", err)
 		return verdict.ExitUsage
 	}
-	if err := reports.WriteRun(dir, res, suites.RunFigures(dir, res)); err != nil {
+	if err := reports.WriteRun(dir, res, judge.RunFigures(dir, res)); err != nil {
 		fmt.Fprintf(stderr, "sharechaos report: %v\n", err)
 		return verdict.ExitHarnessError
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/sharechaos/sharechaos/bench"
 	"github.com/sharechaos/sharechaos/result"
+	"github.com/sharechaos/sharechaos/suites/judge"
 	"io"
 	"log/slog"
 	"os"
@@ -48,7 +49,7 @@ type runFlags struct {
 var thresholdHelp = wrap(`Thresholds (--threshold, k6 style, repeatable): metric{tag:value,...}: stat op limit,
 where stat is p(N), med, avg, min, max, count or rate; tags scenario, mode,
 backend, realization. Metrics: the latencies of result.json's cells (` + bench.MetricList(bench.Latency, bench.InRun) +
-	") and the counts " + strings.Join(suites.ThresholdCounters(), ", ") + ".")
+	") and the counts " + strings.Join(judge.ThresholdCounters(), ", ") + ".")
 
 func newRunCmd(rawArgs []string) *cobra.Command {
 	var rf runFlags

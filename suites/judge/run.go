@@ -1,4 +1,4 @@
-package suites
+package judge
 
 import (
 	"github.com/sharechaos/sharechaos/bench"
@@ -6,11 +6,11 @@ import (
 	"github.com/sharechaos/sharechaos/result"
 )
 
-// judgeRun sets the run verdict from its cells and thresholds, the same for a
+// Run sets the run verdict from its cells and thresholds, the same for a
 // live run and a re-check: the worst cell; UNKNOWN for an interrupted run
 // that would otherwise pass; THRESHOLD-FAILED when a threshold failed, unless
 // the verdict is already worse (CONTRACT.md).
-func judgeRun(res result.Result) result.Result {
+func Run(res result.Result) result.Result {
 	vs := make([]verdict.Verdict, len(res.Runs))
 	for i, c := range res.Runs {
 		vs[i] = c.Verdict

@@ -1,4 +1,4 @@
-package suites
+package judge
 
 import (
 	"testing"
@@ -17,7 +17,7 @@ func TestRunConditions(t *testing.T) {
 		config map[string]string
 		want   scenarios.Conditions
 	}{
-		{"key", map[string]string{configPendingLock: "hold", "record_lock": "15s"},
+		{"key", map[string]string{ConfigPendingLock: "hold", "record_lock": "15s"},
 			scenarios.Conditions{PendingLock: "hold", Lock: 15 * time.Second}},
 		{"old-broker-note", map[string]string{"record_lock": "15s",
 			"broker": "broker: refbroker (kfake with KIP-1289, pending lock hold) (refbroker /x/bin/sharechaos-refbroker, pending lock hold)"},

@@ -1,4 +1,4 @@
-package suites
+package judge
 
 import (
 	"github.com/sharechaos/sharechaos/result"
@@ -10,13 +10,13 @@ import (
 	"github.com/sharechaos/sharechaos/reports"
 )
 
-// writeResult writes result.json alone (after every cell, so an interrupted
+// WriteResult writes result.json alone (after every cell, so an interrupted
 // run still has a current one).
-func writeResult(dir string, res result.Result) error { return result.WriteResultJSON(dir, res) }
+func WriteResult(dir string, res result.Result) error { return result.WriteResultJSON(dir, res) }
 
-// writeRun writes every report file of a run, with each cell's latency plots
+// WriteRun writes every report file of a run, with each cell's latency plots
 // rebuilt from its histories.
-func writeRun(dir string, res result.Result) error {
+func WriteRun(dir string, res result.Result) error {
 	return reports.WriteRun(dir, res, RunFigures(dir, res))
 }
 
@@ -35,7 +35,7 @@ func RunFigures(dir string, res result.Result) result.Figures {
 		if err != nil {
 			continue
 		}
-		hs := cellLatency(h)
+		hs := Latency(h)
 		if len(hs) == 0 {
 			continue
 		}

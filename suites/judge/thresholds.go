@@ -1,4 +1,4 @@
-package suites
+package judge
 
 import (
 	"github.com/sharechaos/sharechaos/bench"
@@ -19,11 +19,11 @@ func cellCounters(c result.Cell) map[string]int64 {
 	}
 }
 
-// evaluateThresholds judges every threshold on every cell it matches (tags:
+// Thresholds judges every threshold on every cell it matches (tags:
 // scenario, mode, backend, realization) from the cell's latency summaries and
 // counts. A cell without data for a threshold's metric fails it, except N/A
 // cells and cells that never ran, which are not judged.
-func evaluateThresholds(ts bench.Thresholds, cells []result.Cell) []result.ThresholdResult {
+func Thresholds(ts bench.Thresholds, cells []result.Cell) []result.ThresholdResult {
 	var out []result.ThresholdResult
 	for _, c := range cells {
 		if c.Verdict == verdict.NA || c.Verdict == verdict.HarnessError || c.Input == 0 {

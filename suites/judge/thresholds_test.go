@@ -1,4 +1,4 @@
-package suites
+package judge
 
 import (
 	"github.com/sharechaos/sharechaos/result"
@@ -26,25 +26,25 @@ func TestThresholdsJudgeMatchingCells(t *testing.T) {
 		cell("explicit", 5, 250),      // the transactional bound does not apply
 		{Scenario: "crash-after-acks", Mode: "explicit", Verdict: verdict.NA},
 	}
-	got := evaluateThresholds(ts, cells)
+	got := Thresholds(ts, cells)
 	if len(got) != 3 {
 		t.Fatalf("%d results, want 3 (two on transactional, one on explicit, none on N/A): %+v", len(got), got)
 	}
-	res := judgeRun(result.Result{Runs: cells, Thresholds: got})
+	res := Run(result.Result{Runs: cells, Thresholds: got})
 	if res.Verdict != verdict.ThresholdFailed || res.ExitCode != verdict.ExitThresholdFailed {
 		t.Errorf("verdict %s exit %d, want THRESHOLD-FAILED 3", res.Verdict, res.ExitCode)
 	}
 
 	// An ANOMALY stays ANOMALY: a threshold never hides a worse verdict.
 	anomaly := append(cells, result.Cell{Scenario: "steady", Mode: "implicit", Verdict: verdict.Anomaly})
-	res = judgeRun(result.Result{Runs: anomaly, Thresholds: got})
+	res = Run(result.Result{Runs: anomaly, Thresholds: got})
 	if res.Verdict != verdict.Anomaly {
 		t.Errorf("ANOMALY became %s", res.Verdict)
 	}
 
 	// All bounds met: the verdict stands.
-	ok := evaluateThresholds(ts, []result.Cell{cell("transactional", 5, 50)})
-	res = judgeRun(result.Result{Runs: []result.Cell{cell("transactional", 5, 50)}, Thresholds: ok})
+	ok := Thresholds(ts, []result.Cell{cell("transactional", 5, 50)})
+	res = Run(result.Result{Runs: []result.Cell{cell("transactional", 5, 50)}, Thresholds: ok})
 	if res.Verdict != verdict.Pass || !bench.AllPass(ok) {
 		t.Errorf("passing thresholds changed the verdict to %s: %+v", res.Verdict, ok)
 	}

@@ -1,18 +1,18 @@
-package suites
+package judge
 
 import (
-	"github.com/sharechaos/sharechaos/result"
 	"path/filepath"
 	"time"
 
 	"github.com/sharechaos/sharechaos/bench"
 	"github.com/sharechaos/sharechaos/internal/history"
+	"github.com/sharechaos/sharechaos/result"
 )
 
-// cellLatency builds the cell's histograms from its histories: every timed
+// Latency builds the cell's histograms from its histories: every timed
 // event carries its duration, so a worker SIGKILLed mid-run loses nothing it
 // measured, and the orchestrator needs nothing from the workers but histories.
-func cellLatency(h history.History) map[string]*bench.Histogram {
+func Latency(h history.History) map[string]*bench.Histogram {
 	hs := map[string]*bench.Histogram{}
 	rec := func(name string, d time.Duration) {
 		if hs[name] == nil {
@@ -41,21 +41,21 @@ func cellLatency(h history.History) map[string]*bench.Histogram {
 	return hs
 }
 
-// summarizeLatency fills the cell's latency figures and writes one .hgrm per
-// metric into the cell directory. h is the cell's history when the caller
-// has already read it; nil reads it from the cell directory.
-func (r *cellRun) summarizeLatency(cell *result.Cell, h history.History) {
+// SummarizeLatency fills the cell's latency figures and writes one .hgrm per
+// metric into the cell directory dir. h is the cell's history when the
+// caller has already read it; nil reads it from dir.
+func SummarizeLatency(cell *result.Cell, dir string, h history.History) {
 	if h == nil {
 		var err error
-		if h, err = history.ReadDir(filepath.Join(r.dir, "histories")); err != nil {
+		if h, err = history.ReadDir(filepath.Join(dir, "histories")); err != nil {
 			return
 		}
 	}
-	hs := cellLatency(h)
+	hs := Latency(h)
 	cell.Latency = map[string]result.Percentiles{}
 	for name, hist := range hs {
 		cell.Latency[name] = hist.Percentiles()
-		if err := hist.WriteHGRMFile(filepath.Join(r.dir, name+".hgrm")); err != nil {
+		if err := hist.WriteHGRMFile(filepath.Join(dir, name+".hgrm")); err != nil {
 			cell.Notes = append(cell.Notes, "write "+name+".hgrm: "+err.Error())
 		}
 	}

@@ -1,4 +1,4 @@
-package suites
+package judge
 
 import (
 	"encoding/json"
@@ -17,9 +17,9 @@ import (
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
-// observationFile stores what a cell observed (everything but the histories,
+// ObservationFile stores what a cell observed (everything but the histories,
 // which are files of their own), so a run can be re-checked offline.
-const observationFile = "observation.json"
+const ObservationFile = "observation.json"
 
 // storedObservation is the JSON form of ctp.Observation without its history,
 // plus the manifest of the histories it was judged from.
@@ -44,7 +44,7 @@ type storedObservation struct {
 	Histories map[string]int `json:"histories,omitempty"`
 }
 
-func saveObservation(dir string, obs *ctp.Observation) error {
+func SaveObservation(dir string, obs *ctp.Observation) error {
 	manifest, err := historyManifest(filepath.Join(dir, "histories"))
 	if err != nil {
 		return fmt.Errorf("save observation: %w", err)
@@ -56,7 +56,7 @@ func saveObservation(dir string, obs *ctp.Observation) error {
 	if err != nil {
 		return fmt.Errorf("save observation: %w", err)
 	}
-	return atomicfile.Write(filepath.Join(dir, observationFile), b)
+	return atomicfile.Write(filepath.Join(dir, ObservationFile), b)
 }
 
 // historyManifest counts the events of every history file in dir.
@@ -85,7 +85,7 @@ func (e *errIncomplete) Error() string { return e.why }
 // loadObservation reads a cell's stored observation and histories, and
 // checks the histories against the manifest written with it.
 func loadObservation(dir string) (ctp.Observation, error) {
-	path := filepath.Join(dir, observationFile)
+	path := filepath.Join(dir, ObservationFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return ctp.Observation{}, &errIncomplete{fmt.Sprintf("cannot re-derive the cell: %s is missing or unreadable (%v)", path, err)}
@@ -149,13 +149,13 @@ func RecheckWith(dir string, cat scenarios.Catalog) (result.Result, []string, er
 		return result.Result{}, nil, fmt.Errorf("recheck: %w", err)
 	}
 	var changed []string
-	sp, planned, err := readPlan(dir)
+	sp, planned, err := ReadPlan(dir)
 	if err != nil {
 		return result.Result{}, nil, fmt.Errorf("recheck: %w", err)
 	}
 	var unfinished []string
 	if planned {
-		res, unfinished = addUnfinished(res, sp)
+		res, unfinished = AddUnfinished(res, sp)
 	}
 	conds, shape := runConditions(res.Config), runShape(res)
 	for i, c := range res.Runs {
@@ -169,7 +169,7 @@ func RecheckWith(dir string, cat scenarios.Catalog) (result.Result, []string, er
 		changed = append(changed, "never finished: "+n)
 	}
 	res.Thresholds = recheckThresholds(res)
-	return judgeRun(res), changed, nil
+	return Run(res), changed, nil
 }
 
 // recheckCell re-derives one stored cell.
@@ -178,7 +178,7 @@ func recheckCell(dir string, c result.Cell, cat scenarios.Catalog, conds scenari
 		return c
 	}
 	cdir := filepath.Join(dir, c.Dir)
-	if _, err := os.Stat(filepath.Join(cdir, observationFile)); errors.Is(err, os.ErrNotExist) && c.Input == 0 {
+	if _, err := os.Stat(filepath.Join(cdir, ObservationFile)); errors.Is(err, os.ErrNotExist) && c.Input == 0 {
 		// Never observed (interrupted before the read-back): nothing to re-derive.
 		return c
 	}
@@ -203,9 +203,9 @@ func recheckCell(dir string, c result.Cell, cat scenarios.Catalog, conds scenari
 		nc.Counts, nc.Verdict, nc.Reason = verdict.Counts{}, verdict.NA, why
 		return nc
 	}
-	judgeCell(&nc, obs, s, conds)
+	Cell(&nc, obs, s, conds)
 	nc.Latency = map[string]result.Percentiles{}
-	for name, hist := range cellLatency(obs.History) {
+	for name, hist := range Latency(obs.History) {
 		nc.Latency[name] = hist.Percentiles()
 	}
 	return nc
@@ -229,5 +229,5 @@ func recheckThresholds(res result.Result) []result.ThresholdResult {
 		// fails, naming why, rather than silently passing.
 		return []result.ThresholdResult{{Threshold: fmt.Sprint(texts), Reason: "cannot re-judge: " + err.Error()}}
 	}
-	return evaluateThresholds(ts, res.Runs)
+	return Thresholds(ts, res.Runs)
 }

@@ -1,4 +1,4 @@
-package suites
+package judge
 
 import (
 	"fmt"

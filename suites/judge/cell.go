@@ -1,4 +1,4 @@
-package suites
+package judge
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
 
-// judgeCell judges one observed cell: the checker's verdict, then the run's
+// Cell judges one observed cell: the checker's verdict, then the run's
 // own quality (CONTRACT.md): a fault that never fired, or fired on an idle
 // loop, tested nothing, so such a cell is UNKNOWN, never PASS. Live runs and
 // re-checks call it alike. A verdict already set (HARNESS-ERROR, an
@@ -22,7 +22,7 @@ import (
 // conds are what the cell ran under that its row's evidence depends on (the
 // reference broker's pending-lock policy, the lock): a live run's options, or
 // a stored run's config (runConditions).
-func judgeCell(cell *result.Cell, obs ctp.Observation, s scenarios.Scenario, conds scenarios.Conditions) {
+func Cell(cell *result.Cell, obs ctp.Observation, s scenarios.Scenario, conds scenarios.Conditions) {
 	allowed := s.Allowed(obs.Mode)
 	res := check.Run(obs, allowed)
 	cell.Counts = res.Counts

@@ -1,4 +1,4 @@
-package suites
+package judge
 
 import (
 	"strings"
@@ -87,7 +87,7 @@ func TestJudgeCellLoadAfterTheFiring(t *testing.T) {
 	}
 	for _, between := range []bool{true, false} {
 		cell := result.Cell{Scenario: s.Name, Mode: string(ctp.Explicit)}
-		judgeCell(&cell, newLoadCell(between), s, scenarios.Conditions{})
+		Cell(&cell, newLoadCell(between), s, scenarios.Conditions{})
 		switch {
 		case between && cell.Verdict != verdict.Pass:
 			t.Errorf("a transaction began after the firing: %s (%s), want PASS", cell.Verdict, cell.Reason)

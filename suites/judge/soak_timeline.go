@@ -1,4 +1,4 @@
-package suites
+package judge
 
 import (
 	"slices"
@@ -14,10 +14,10 @@ import (
 // plots in report.html have finer buckets, timeline.go).
 const soakRows = 30
 
-// soakTimeline is a soak cell's timeline from its histories, time 0 its
+// SoakTimeline is a soak cell's timeline from its histories, time 0 its
 // first event: per bucket the records seeded and committed, the commits'
 // latency and whether a fault acted.
-func soakTimeline(c result.Cell, h history.History) []result.SoakBucket {
+func SoakTimeline(c result.Cell, h history.History) []result.SoakBucket {
 	if len(h) == 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package suites
+package judge
 
 import (
 	"encoding/json"
@@ -36,7 +36,7 @@ func storeRun(t *testing.T, obs ctp.Observation, observationJSON []byte) string 
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(cdir, observationFile), observationJSON, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(cdir, ObservationFile), observationJSON, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	res := result.Result{Verdict: verdict.Pass, ExitCode: verdict.ExitPass, Backend: "embedded", Runs: []result.Cell{{
