@@ -6,12 +6,6 @@ import (
 	"github.com/sharechaos/sharechaos/workloads/worker"
 )
 
-// Child roles: the same binary re-executed (internal/role).
-const (
-	roleWorker = "worker"
-	roleBroker = "broker"
-)
-
 // RunChildRole runs this process's child role, if it has one, and reports
 // whether it did. The sharechaos main and every TestMain that starts children
 // call it first:
@@ -19,9 +13,9 @@ const (
 //	if code, ok := suites.RunChildRole(os.Args[1:]); ok { os.Exit(code) }
 func RunChildRole(args []string) (code int, ok bool) {
 	switch role.Current() {
-	case roleWorker:
+	case worker.Role:
 		return worker.Main(args), true
-	case roleBroker:
+	case embedded.BrokerRole:
 		return embedded.BrokerMain(args), true
 	}
 	return 0, false

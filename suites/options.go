@@ -7,10 +7,10 @@ package suites
 import (
 	flag "github.com/spf13/pflag"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sharechaos/sharechaos/scenarios"
+	"github.com/sharechaos/sharechaos/suites/cell"
 	"github.com/sharechaos/sharechaos/suites/harness"
 )
 
@@ -36,9 +36,9 @@ type Options struct {
 	TxnTimeout time.Duration
 	// DrainTimeout bounds the wait for the share group to finish the input.
 	DrainTimeout time.Duration
-	// Soak is --duration and its companions (soak.go): zero Duration seeds
-	// every record up front.
-	Soak
+	// Soak is --duration and its companions (cell.Soak): zero Duration
+	// seeds every record up front.
+	cell.Soak
 	// ProgressLive: Progress is a terminal (one rewritten line).
 	ProgressLive bool
 	// ProgressColor: the live display may colour (the CLI clears it for NO_COLOR).
@@ -46,14 +46,6 @@ type Options struct {
 	// Catalog is what --scenario and --profile can name (nil: the built-in
 	// catalog; a scenario file adds rows and profiles with scenarios.WithExtra).
 	Catalog *scenarios.Catalog
-
-	// deletions are the cells' topic and group deletions still running in
-	// the background (cleanup.go); Run waits for them before it closes the
-	// cluster.
-	deletions *sync.WaitGroup
-	// pendingLock is the reference broker's pending-lock policy when the
-	// run's broker is the reference broker, else "" (run_conditions.go).
-	pendingLock string
 }
 
 // catalog is the run's catalog.
@@ -92,7 +84,7 @@ func (o *Options) Register(fs *flag.FlagSet, lists *harness.CommonLists, scenari
 	fs.DurationVar(&o.Lock, "lock", harness.DefaultLock, "acquisition lock duration")
 	fs.DurationVar(&o.TxnTimeout, "txn-timeout", 0, "transaction timeout, shorter than --lock (default: 2/3 of --lock)")
 	fs.DurationVar(&o.DrainTimeout, "drain-timeout", DefaultDrainTimeout, "how long to wait for the share group to finish the input")
-	o.Soak.register(fs)
+	o.Soak.Register(fs)
 }
 
 // withDefaults returns o with every zero field set, the profile's records,
@@ -140,9 +132,9 @@ func (o Options) withDefaults() Options {
 	if o.DrainTimeout == 0 {
 		o.DrainTimeout = DefaultDrainTimeout
 	}
-	o.Soak = o.Soak.withDefaults()
+	o.Soak = o.Soak.WithDefaults()
 	if o.Duration > 0 {
-		o.Records = o.Soak.records()
+		o.Records = o.Soak.Records()
 	}
 	return o
 }
@@ -170,7 +162,7 @@ func (o Options) Validated() (Options, error) {
 	case o.TxnTimeout >= o.Lock:
 		return o, harness.Usagef("--txn-timeout %s must be shorter than --lock %s (ORACLE.md: a transaction must not outlive its records' locks)", o.TxnTimeout, o.Lock)
 	}
-	if err := o.Soak.validate(); err != nil {
+	if err := o.Soak.Validate(); err != nil {
 		return o, err
 	}
 	if _, err := o.scenarios(); err != nil {

@@ -7,22 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sharechaos/sharechaos/internal/history"
-)
-
-// Phase is where a cell is, for the progress display.
-type Phase string
-
-// A cell's phases, in order: fault and heal only when its scenario has a
-// cluster fault (a worker's fault fires inside the worker, during load).
-const (
-	PhaseSetup   Phase = "setup"
-	PhaseSeeding Phase = "seeding"
-	PhaseLoad    Phase = "load"
-	PhaseFault   Phase = "fault"
-	PhaseHeal    Phase = "heal"
-	PhaseDrain   Phase = "drain"
-	PhaseCheck   Phase = "check"
+	"github.com/sharechaos/sharechaos/suites/cell"
 )
 
 // progress is shared by the cells running at once: on a terminal, live bars
@@ -33,69 +18,49 @@ type progress struct {
 	live  *liveProgress // nil: plain lines
 	mu    sync.Mutex
 	last  map[int]time.Time // per cell index: when its last log line was printed
-	phase map[int]Phase
+	phase map[int]cell.Phase
 }
 
 func newProgress(o Options, cells int) *progress {
-	pr := &progress{w: o.Progress, last: map[int]time.Time{}, phase: map[int]Phase{}}
+	pr := &progress{w: o.Progress, last: map[int]time.Time{}, phase: map[int]cell.Phase{}}
 	if o.ProgressLive {
 		pr.live = newLiveProgress(o.Progress, cells, o.ProgressColor)
 	}
 	return pr
 }
 
-// label names a cell as the progress lines do.
-func (p cellPlan) label() string {
-	name := p.name() + "/" + string(p.mode)
-	if p.realization != "" {
-		name += "/" + p.realization
-	}
-	if p.repeat > 1 {
-		name += fmt.Sprintf("#%d", p.repeat)
-	}
-	return name
-}
-
-// setPhase moves a cell to ph.
-func (pr *progress) setPhase(p cellPlan, ph Phase) {
+// Phase moves a cell to ph (cell.Display).
+func (pr *progress) Phase(p cell.Plan, ph cell.Phase) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
-	if pr.phase[p.index] == ph {
+	if pr.phase[p.Index] == ph {
 		return
 	}
-	pr.phase[p.index] = ph
+	pr.phase[p.Index] = ph
 	if pr.live != nil {
 		pr.live.phase(p, ph)
 		return
 	}
-	fmt.Fprintf(pr.w, "%s  %s: %s\n", time.Now().Format("15:04:05"), p.label(), ph)
+	fmt.Fprintf(pr.w, "%s  %s: %s\n", time.Now().Format("15:04:05"), p.Label(), ph)
 }
 
-// show reports a cell's records done; all of them done means it drains.
-func (pr *progress) show(p cellPlan, done, total int64) {
-	if total > 0 && done >= total {
-		pr.setPhase(p, PhaseDrain)
-	}
-	pr.records(p, done, total, func() string { return fmt.Sprintf("%d of %d input records done", done, total) })
-}
-
-// records shows a cell's records done: on the live display, else as a line
-// of text() and the phase, at most every 5 s per cell.
-func (pr *progress) records(p cellPlan, done, total int64, text func() string) {
+// Progress shows a cell's records done (cell.Display): on the live display,
+// else as a line of text() and the phase, at most every 5 s per cell.
+func (pr *progress) Progress(p cell.Plan, done, total int64, text func() string) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	if pr.live != nil {
 		pr.live.records(p, done, total)
 		return
 	}
-	if time.Since(pr.last[p.index]) >= 5*time.Second {
-		pr.last[p.index] = time.Now()
-		fmt.Fprintf(pr.w, "%s  %s: %s (%s)\n", time.Now().Format("15:04:05"), p.label(), text(), pr.phase[p.index])
+	if time.Since(pr.last[p.Index]) >= 5*time.Second {
+		pr.last[p.Index] = time.Now()
+		fmt.Fprintf(pr.w, "%s  %s: %s (%s)\n", time.Now().Format("15:04:05"), p.Label(), text(), pr.phase[p.Index])
 	}
 }
 
 // end prints a cell's verdict on its own line (above the bars on a terminal).
-func (pr *progress) end(p cellPlan, c result.Cell) {
+func (pr *progress) end(p cell.Plan, c result.Cell) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	line := fmt.Sprintf("%-13s %s  (%.0fs)", c.Verdict, c.Name(), c.DurationS)
@@ -119,13 +84,14 @@ func (pr *progress) close() {
 	}
 }
 
-// faultEvent moves a cell to fault when its cluster fault fires and to heal
-// when it heals.
-func (pr *progress) faultEvent(p cellPlan, e history.Event) {
-	switch e.F {
-	case history.FFaultFired:
-		pr.setPhase(p, PhaseFault)
-	case history.FHeal:
-		pr.setPhase(p, PhaseHeal)
+// Note prints a line about a cell (cell.Display), above the bars on a
+// terminal.
+func (pr *progress) Note(_ cell.Plan, line string) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if pr.live != nil {
+		fmt.Fprintln(pr.live.p, line)
+		return
 	}
+	fmt.Fprintf(pr.w, "%s  %s\n", time.Now().Format("15:04:05"), line)
 }

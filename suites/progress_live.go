@@ -2,6 +2,7 @@ package suites
 
 import (
 	"fmt"
+	"github.com/sharechaos/sharechaos/suites/cell"
 	"io"
 	"sync"
 	"time"
@@ -25,7 +26,7 @@ type liveProgress struct {
 type liveCell struct {
 	bar   *mpb.Bar
 	mu    sync.Mutex
-	phase Phase
+	phase cell.Phase
 }
 
 func newLiveProgress(w io.Writer, cells int, color bool) *liveProgress {
@@ -45,41 +46,41 @@ func (lp *liveProgress) paint(code, s string) string {
 	return "\033[" + code + "m" + s + "\033[0m"
 }
 
-var phaseColour = map[Phase]string{
-	PhaseSetup: "2", PhaseSeeding: "2", PhaseLoad: "36", PhaseFault: "31;1", PhaseHeal: "33", PhaseDrain: "34", PhaseCheck: "35",
+var phaseColour = map[cell.Phase]string{
+	cell.PhaseSetup: "2", cell.PhaseSeeding: "2", cell.PhaseLoad: "36", cell.PhaseFault: "31;1", cell.PhaseHeal: "33", cell.PhaseDrain: "34", cell.PhaseCheck: "35",
 }
 
-func (lp *liveProgress) cell(p cellPlan) *liveCell {
-	if c, ok := lp.cells[p.index]; ok {
+func (lp *liveProgress) cell(p cell.Plan) *liveCell {
+	if c, ok := lp.cells[p.Index]; ok {
 		return c
 	}
-	c := &liveCell{phase: PhaseSetup}
-	c.bar = lp.p.AddBar(0, mpb.BarRemoveOnComplete(), mpb.BarPriority(p.index),
-		mpb.PrependDecorators(decor.Name(p.label(), decor.WCSyncSpaceR),
+	c := &liveCell{phase: cell.PhaseSetup}
+	c.bar = lp.p.AddBar(0, mpb.BarRemoveOnComplete(), mpb.BarPriority(p.Index),
+		mpb.PrependDecorators(decor.Name(p.Label(), decor.WCSyncSpaceR),
 			decor.Any(func(decor.Statistics) string {
 				c.mu.Lock()
 				defer c.mu.Unlock()
 				return lp.paint(phaseColour[c.phase], fmt.Sprintf("%-7s", c.phase))
 			}, decor.WCSyncSpace)),
 		mpb.AppendDecorators(decor.CountersNoUnit("%d/%d records", decor.WCSyncSpace)))
-	lp.cells[p.index] = c
+	lp.cells[p.Index] = c
 	return c
 }
 
-func (lp *liveProgress) phase(p cellPlan, ph Phase) {
+func (lp *liveProgress) phase(p cell.Plan, ph cell.Phase) {
 	c := lp.cell(p)
 	c.mu.Lock()
 	c.phase = ph
 	c.mu.Unlock()
 }
 
-func (lp *liveProgress) records(p cellPlan, done, total int64) {
+func (lp *liveProgress) records(p cell.Plan, done, total int64) {
 	c := lp.cell(p)
 	c.bar.SetTotal(total, false)
 	c.bar.SetCurrent(min(done, total))
 }
 
-func (lp *liveProgress) end(p cellPlan, v, line string) {
+func (lp *liveProgress) end(p cell.Plan, v, line string) {
 	colour := "32"
 	switch verdict.Verdict(v) {
 	case verdict.Pass:
@@ -91,9 +92,9 @@ func (lp *liveProgress) end(p cellPlan, v, line string) {
 		colour = "31;1"
 	}
 	fmt.Fprintln(lp.p, lp.paint(colour, line))
-	if c, ok := lp.cells[p.index]; ok {
+	if c, ok := lp.cells[p.Index]; ok {
 		c.bar.Abort(true)
-		delete(lp.cells, p.index)
+		delete(lp.cells, p.Index)
 	}
 	lp.overall.Increment()
 }

@@ -2,13 +2,14 @@ package suites
 
 import (
 	"bytes"
-	"github.com/sharechaos/sharechaos/result"
+	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/result"
 	"github.com/sharechaos/sharechaos/scenarios"
+	"github.com/sharechaos/sharechaos/suites/cell"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
@@ -20,15 +21,19 @@ func TestPlainProgressNamesPhases(t *testing.T) {
 	o.Progress = &b
 	pr := newProgress(o, 1)
 	s, _ := scenarios.Lookup("broker-kill")
-	p := cellPlan{scenario: s, mode: ctp.Explicit, repeat: 1}
-	pr.setPhase(p, PhaseSetup)
-	pr.setPhase(p, PhaseSeeding)
-	pr.setPhase(p, PhaseLoad)
-	pr.show(p, 10, 100)
-	pr.faultEvent(p, history.Event{F: history.FFaultFired})
-	pr.faultEvent(p, history.Event{F: history.FHeal})
-	pr.show(p, 100, 100)
-	pr.setPhase(p, PhaseCheck)
+	p := cell.Plan{Scenario: s, Mode: ctp.Explicit, Repeat: 1}
+	records := func(done int64) {
+		pr.Progress(p, done, 100, func() string { return fmt.Sprintf("%d of 100 input records done", done) })
+	}
+	pr.Phase(p, cell.PhaseSetup)
+	pr.Phase(p, cell.PhaseSeeding)
+	pr.Phase(p, cell.PhaseLoad)
+	records(10)
+	pr.Phase(p, cell.PhaseFault)
+	pr.Phase(p, cell.PhaseHeal)
+	pr.Phase(p, cell.PhaseDrain)
+	records(100)
+	pr.Phase(p, cell.PhaseCheck)
 	pr.end(p, result.Cell{Scenario: "broker-kill", Mode: "explicit", Backend: "docker", Verdict: verdict.Pass})
 	pr.close()
 	out := b.String()

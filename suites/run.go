@@ -3,8 +3,6 @@ package suites
 import (
 	"context"
 	"fmt"
-	"github.com/sharechaos/sharechaos/result"
-	"github.com/sharechaos/sharechaos/suites/judge"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,22 +13,70 @@ import (
 	"github.com/sharechaos/sharechaos/bench"
 	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/result"
+	"github.com/sharechaos/sharechaos/scenarios"
+	"github.com/sharechaos/sharechaos/suites/cell"
 	"github.com/sharechaos/sharechaos/suites/harness"
-	"github.com/sharechaos/sharechaos/workloads/ctp"
-	"github.com/sharechaos/sharechaos/workloads/kip1289"
+	"github.com/sharechaos/sharechaos/suites/judge"
 )
 
 // Run runs the matrix the options select and writes the run directory. The
-// returned Result is also what result.json holds; its ExitCode is the process's.
-// A *harness.UsageError means nothing was run. On ctx cancellation (Ctrl-C)
-// the run stops its workers and cluster and still writes what was recorded.
+// returned Result is also what result.json holds; its ExitCode is the
+// process's. A *harness.UsageError means nothing was run. On ctx
+// cancellation (Ctrl-C) the run stops its workers and cluster and still
+// writes what was recorded.
+//
+// The run's order: validate the options, open the run directory, start the
+// cluster, plan the cells (plan.json), run them (schedule.go: the pool,
+// then each cluster fault's row), judge the run and write its reports.
 func Run(ctx context.Context, opts Options) (result.Result, error) {
 	o, err := opts.Validated()
 	if err != nil {
 		return result.Result{ExitCode: verdict.ExitUsage}, err
 	}
+	r, err := open(o)
+	if err != nil {
+		return result.Result{ExitCode: verdict.ExitUsage}, err
+	}
+	c, err := r.startCluster(ctx)
+	if err != nil || c == nil {
+		return r.leave(err)
+	}
+	defer r.closeCluster(ctx, c)
+	plans, err := planCells(ctx, r.o, c)
+	if err != nil {
+		// Nothing was run: leave nothing behind (the broker log included).
+		r.closeCluster(ctx, c)
+		return r.leave(err)
+	}
+	if err := writePlan(r.o.Out, c.Name(), plans); err != nil {
+		r.o.Log.Warn("write plan", "err", err)
+	}
+	r.runCells(ctx, c, plans)
+	return r.finish(), nil
+}
+
+// runState is one run's state while it runs (Options are the user's
+// settings only).
+type runState struct {
+	o          Options
+	thresholds bench.Thresholds
+	started    time.Time
+	runID      string
+	// created: the run directory is the run's own (removed when nothing ran).
+	created bool
+	// conditions are what the cells ran under that their rows' evidence
+	// depends on (the reference broker's pending-lock policy, the lock).
+	conditions scenarios.Conditions
+	// deletions are the cells' background topic and group deletions.
+	deletions *sync.WaitGroup
+	mu        sync.Mutex // guards res
+	res       result.Result
+}
+
+// open gives the run its seed, its directory and the result it fills.
+func open(o Options) (*runState, error) {
 	thresholds, _ := bench.ParseThresholds(o.Thresholds) // checked by Validated
-	o.deletions = new(sync.WaitGroup)
 	if o.Seed == 0 {
 		o.Seed = harness.RandomSeed()
 	}
@@ -40,115 +86,149 @@ func Run(ctx context.Context, opts Options) (result.Result, error) {
 	}
 	created, err := harness.PrepareOut(o.Out)
 	if err != nil {
-		return result.Result{ExitCode: verdict.ExitUsage}, err
+		return nil, err
 	}
-	runID := harness.RunID(o.Seed, started)
-	res := result.Result{Dir: o.Out, Seed: o.Seed, Started: started.UTC(), Command: o.Command, Config: o.config(), Runs: []result.Cell{}}
-	o.Log.Info("run", "seed", o.Seed, "out", o.Out, "run_id", runID)
-	b := harness.ChooseBackend(ctx, o.Backend)
-	res.Backend, res.BackendWhy = b.Name, b.Why
-	fmt.Fprintf(o.Progress, "sharechaos run: seed %d, backend %s (%s), run directory %s\n", o.Seed, b.Name, b.Why, o.Out)
-	res.Command = replayLine(o.Command, b.Name, o.Seed)
-	so, brokerNote, err := harness.StartOptionsFor(o.Common, b, harness.StartOptions{Brokers: o.Brokers, RunID: runID, Dir: o.Out, Lock: o.Lock,
-		TxnMaxTimeout: o.longestTxnTimeout(), Log: o.Log, External: o.External, KafkaImage: o.KafkaImage, BrokerJIT: o.BrokerJIT})
+	r := &runState{o: o, thresholds: thresholds, started: started, runID: harness.RunID(o.Seed, started), created: created,
+		conditions: scenarios.Conditions{Lock: o.Lock}, deletions: new(sync.WaitGroup),
+		res: result.Result{Dir: o.Out, Seed: o.Seed, Started: started.UTC(), Command: o.Command, Config: o.config(), Runs: []result.Cell{}}}
+	o.Log.Info("run", "seed", o.Seed, "out", o.Out, "run_id", r.runID)
+	return r, nil
+}
+
+// leave ends a run that ran no cell: an error (a usage error: a bad
+// backend setting, a plan that cannot be made) removes what the run made
+// and exits 64; without one (the cluster did not start) the run's
+// HARNESS-ERROR is judged and reported.
+func (r *runState) leave(err error) (result.Result, error) {
 	if err != nil {
-		if created {
-			_ = os.RemoveAll(o.Out)
+		if r.created {
+			_ = os.RemoveAll(r.o.Out)
 		}
 		return result.Result{ExitCode: verdict.ExitUsage}, err
 	}
+	return r.finish(), nil
+}
+
+// startCluster chooses and starts the backend. A start that fails is the
+// run's one HARNESS-ERROR cell (returned cluster nil, error nil); a bad
+// backend setting is a usage error.
+func (r *runState) startCluster(ctx context.Context) (cluster.Cluster, error) {
+	o := r.o
+	b := harness.ChooseBackend(ctx, o.Backend)
+	r.res.Backend, r.res.BackendWhy = b.Name, b.Why
+	fmt.Fprintf(o.Progress, "sharechaos run: seed %d, backend %s (%s), run directory %s\n", o.Seed, b.Name, b.Why, o.Out)
+	r.res.Command = replayLine(o.Command, b.Name, o.Seed)
+	so, brokerNote, err := harness.StartOptionsFor(o.Common, b, harness.StartOptions{Brokers: o.Brokers, RunID: r.runID, Dir: o.Out, Lock: o.Lock,
+		TxnMaxTimeout: o.longestTxnTimeout(), Log: o.Log, External: o.External, KafkaImage: o.KafkaImage, BrokerJIT: o.BrokerJIT})
+	if err != nil {
+		return nil, err
+	}
 	if brokerNote != "" {
-		res.BackendWhy += "; " + brokerNote
-		res.Config["broker"] = brokerNote
+		r.res.BackendWhy += "; " + brokerNote
+		r.res.Config["broker"] = brokerNote
 	}
 	if so.Reference.Binary != "" {
-		o.pendingLock = so.Reference.PendingLock
-		res.Config[judge.ConfigPendingLock] = o.pendingLock
+		r.conditions.PendingLock = so.Reference.PendingLock
+		r.res.Config[judge.ConfigPendingLock] = so.Reference.PendingLock
 	}
 	clusterStart := time.Now()
 	c, err := harness.StartBackend(ctx, b, so)
-	res.ClusterStartS = time.Since(clusterStart).Seconds()
+	r.res.ClusterStartS = time.Since(clusterStart).Seconds()
 	if err != nil {
-		res.Interrupted = ctx.Err() != nil
-		res.Runs = append(res.Runs, result.Cell{Scenario: "cluster", Backend: b.Name, Verdict: verdict.HarnessError,
-			Reason: err.Error(), Anomalies: map[string]verdict.Found{}})
-		return finish(o, thresholds, res, started), nil
+		r.res.Interrupted = ctx.Err() != nil
+		r.harnessError(b.Name, err)
+		return nil, nil
 	}
-	closeCluster := func() {
-		o.deletions.Wait()
-		_ = c.Close(context.WithoutCancel(ctx))
-	}
-	defer closeCluster()
-	res.Cluster = harness.DescribeCluster(ctx, c, o.Common)
+	r.res.Cluster = harness.DescribeCluster(ctx, c, o.Common)
 	settings, err := harness.CheckBrokerSettings(ctx, c, o.Lock, o.TxnTimeout)
 	for k, v := range settings {
-		res.Config["broker:"+k] = v
+		r.res.Config["broker:"+k] = v
 	}
 	if err != nil {
-		res.Runs = append(res.Runs, result.Cell{Scenario: "cluster", Backend: b.Name, Verdict: verdict.HarnessError,
-			Reason: err.Error(), Anomalies: map[string]verdict.Found{}})
-		return finish(o, thresholds, res, started), nil
+		r.harnessError(b.Name, err)
+		r.closeCluster(ctx, c)
+		return nil, nil
 	}
-
-	plans, err := planCells(ctx, o, c)
-	if err != nil {
-		// Nothing was run: leave nothing behind (the broker log included).
-		closeCluster()
-		if created {
-			_ = os.RemoveAll(o.Out)
-		}
-		return result.Result{ExitCode: verdict.ExitUsage}, err
-	}
-	if err := writePlan(o.Out, c.Name(), plans); err != nil {
-		o.Log.Warn("write plan", "err", err)
-	}
-	started0 := res
-	started0.Interrupted = true
-	_ = judge.WriteResult(o.Out, finishResult(started0, started))
-	prog := newProgress(o, len(plans))
-	var mu sync.Mutex
-	done := func(p cellPlan, cell result.Cell) {
-		if (cell.Verdict != verdict.Pass && cell.Verdict != verdict.NA) || drainTimedOut(cell) {
-			copyBrokerLogs(ctx, c, filepath.Join(o.Out, cell.Dir))
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		prog.end(p, cell)
-		res.Runs = append(res.Runs, cell)
-		// Keep result.json current, so an interrupted run still has one.
-		partial := res
-		partial.Interrupted = true
-		partial.Runs = judge.SortedCells(res.Runs)
-		_ = judge.WriteResult(o.Out, finishResult(partial, started))
-	}
-	share := func(row []cellPlan) *faultShare {
-		ro, _ := withLoad(&o, row[0].scenario)
-		return newFaultShare(row[0].scenario, c, ro.Workers, row[0].seed, len(row))
-	}
-	runPlans(ctx, o.Parallel, plans, share, o.deletions.Wait, func(p cellPlan) {
-		o.Log.Info("cell", "scenario", p.name(), "mode", p.mode, "realization", p.realization, "repeat", p.repeat)
-		done(p, runCell(ctx, &o, prog, c, runID, o.Out, p))
-	})
-	prog.close()
-	res.Runs = judge.SortedCells(res.Runs)
-	if ctx.Err() != nil {
-		res.Interrupted = true
-	}
-	return finish(o, thresholds, res, started), nil
+	return c, nil
 }
 
-// finishResult sets the run verdict (the worst cell) and the exit code.
-func finishResult(res result.Result, started time.Time) result.Result {
+// harnessError records the run's cluster failing as its one cell.
+func (r *runState) harnessError(backend string, err error) {
+	r.res.Runs = append(r.res.Runs, result.Cell{Scenario: "cluster", Backend: backend, Verdict: verdict.HarnessError,
+		Reason: err.Error(), Anomalies: map[string]verdict.Found{}})
+}
+
+// closeCluster waits for the cells' deletions, then stops the cluster.
+func (r *runState) closeCluster(ctx context.Context, c cluster.Cluster) {
+	r.deletions.Wait()
+	_ = c.Close(context.WithoutCancel(ctx))
+}
+
+// runCells runs the planned cells (schedule.go), keeping result.json
+// current after every cell so an interrupted run still has one.
+func (r *runState) runCells(ctx context.Context, c cluster.Cluster, plans []cell.Plan) {
+	r.writeInterrupted()
+	prog := newProgress(r.o, len(plans))
+	defer prog.close()
+	env := cell.Env{Cluster: c, RunID: r.runID, RunDir: r.o.Out, Display: prog, Log: r.o.Log, Deletions: r.deletions}
+	settings := r.cellSettings()
+	share := func(row []cell.Plan) *cell.Share {
+		s, _ := settings.WithLoad(row[0].Scenario)
+		return cell.NewShare(row[0].Scenario, c, s.Workers, row[0].Seed, len(row))
+	}
+	runPlans(ctx, r.o.Parallel, plans, share, r.deletions.Wait, func(p cell.Plan) {
+		r.o.Log.Info("cell", "scenario", p.Name(), "mode", p.Mode, "realization", p.Realization, "repeat", p.Repeat)
+		done := cell.Run(ctx, env, settings, p)
+		if (done.Verdict != verdict.Pass && done.Verdict != verdict.NA) || drainTimedOut(done) {
+			copyBrokerLogs(ctx, c, filepath.Join(r.o.Out, done.Dir))
+		}
+		prog.end(p, done)
+		r.mu.Lock()
+		r.res.Runs = append(r.res.Runs, done)
+		r.mu.Unlock()
+		r.writeInterrupted()
+	})
+	if ctx.Err() != nil {
+		r.res.Interrupted = true
+	}
+}
+
+// writeInterrupted writes result.json as it stands, marked interrupted
+// until the run ends.
+func (r *runState) writeInterrupted() {
+	r.mu.Lock()
+	partial := r.res
+	partial.Runs = judge.SortedCells(r.res.Runs)
+	r.mu.Unlock()
+	partial.Interrupted = true
+	_ = judge.WriteResult(r.o.Out, r.judged(partial))
+}
+
+// cellSettings are what every cell runs with, before its row's own load.
+func (r *runState) cellSettings() cell.Settings {
+	o := r.o
+	return cell.Settings{
+		Load: cell.Load{Records: o.Records, Workers: o.Workers, Partitions: o.Partitions, Batch: o.MaxRecords},
+		Lock: o.Lock, TxnTimeout: o.TxnTimeout, DrainTimeout: o.DrainTimeout, Soak: o.Soak,
+		KIP1289Keys: o.KIP1289Keys, MemberTags: o.MemberTags, KeepTopics: o.KeepTopics, Conditions: r.conditions,
+	}
+}
+
+// judged sets the run verdict (the worst cell), its duration and exit code.
+func (r *runState) judged(res result.Result) result.Result {
 	res = judge.Run(res)
-	res.DurationS = time.Since(started).Seconds()
+	res.DurationS = time.Since(r.started).Seconds()
 	return res
 }
 
-func finish(o Options, ts bench.Thresholds, res result.Result, started time.Time) result.Result {
-	res = finishResult(res, started)
-	res.Thresholds = judge.Thresholds(ts, res.Runs)
+// finish judges the run with its thresholds and writes every report file.
+func (r *runState) finish() result.Result {
+	res := r.res
+	res.Runs = judge.SortedCells(res.Runs)
+	res = r.judged(res)
+	res.Thresholds = judge.Thresholds(r.thresholds, res.Runs)
 	res = judge.Run(res)
-	if err := judge.WriteRun(o.Out, res); err != nil {
+	if err := judge.WriteRun(r.o.Out, res); err != nil {
 		fmt.Fprintf(os.Stderr, "sharechaos: write report: %v\n", err)
 		if res.ExitCode == verdict.ExitPass {
 			res.ExitCode = verdict.ExitHarnessError
@@ -161,7 +241,7 @@ func finish(o Options, ts bench.Thresholds, res result.Result, started time.Time
 // the brokers' side is worth keeping even when the cell passed.
 func drainTimedOut(c result.Cell) bool {
 	for _, n := range c.Notes {
-		if strings.HasPrefix(n, drainTimedOutNote) {
+		if strings.HasPrefix(n, cell.DrainTimedOutNote) {
 			return true
 		}
 	}
@@ -178,37 +258,6 @@ func copyBrokerLogs(ctx context.Context, c cluster.Cluster, dir string) {
 	_ = bl.CopyLogs(lctx, filepath.Join(dir, "broker-logs"))
 }
 
-// planCells expands scenarios x modes x repeats, deciding the transactional
-// realization once for the run.
-func planCells(ctx context.Context, o Options, c cluster.Cluster) ([]cellPlan, error) {
-	scen, err := o.scenarios()
-	if err != nil {
-		return nil, err
-	}
-	txns, err := harness.DecideRealizations(ctx, o.Common, c)
-	if err != nil {
-		return nil, err
-	}
-	var plans []cellPlan
-	for rep := 1; rep <= o.Repeats; rep++ {
-		for _, s := range scen {
-			for _, m := range o.Modes {
-				if m != ctp.Transactional {
-					plans = append(plans, cellPlan{index: len(plans), scenario: s, mode: m, repeat: rep,
-						seed: o.Seed + int64(len(plans)), consumer: o.Consumer})
-					continue
-				}
-				for _, txn := range txns {
-					p := cellPlan{index: len(plans), scenario: s, mode: txn.Mode, realization: txn.Realization,
-						repeat: rep, seed: o.Seed + int64(len(plans)), fallbackNote: txn.Warning, consumer: cellConsumer(txn, o.Consumer)}
-					plans = append(plans, p)
-				}
-			}
-		}
-	}
-	return plans, nil
-}
-
 // config is every setting that shaped the run, printed in the report.
 func (o Options) config() map[string]string {
 	m := map[string]string{
@@ -221,18 +270,8 @@ func (o Options) config() map[string]string {
 		"share.auto.offset.reset": "earliest", "share.isolation.level": "read_committed",
 		"replication": "3 (min ISR 2) on 3+ brokers, else the broker count",
 	}
-	o.Soak.describe(m)
+	o.Soak.Describe(m)
 	return m
-}
-
-// cellConsumer is a cell's share consumer: a transactional cell's follows its
-// realization (native on ours, ledger on kgo's), a fallback to explicit takes
-// --consumer.
-func cellConsumer(txn harness.TxnDecision, asked string) string {
-	if r, ok := kip1289.LookupRealization(txn.Realization); ok && txn.Mode == ctp.Transactional {
-		return r.Consumer
-	}
-	return asked
 }
 
 // longestTxnTimeout is the longest transaction timeout a scenario of the run

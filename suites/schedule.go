@@ -3,6 +3,7 @@ package suites
 import (
 	"context"
 	"github.com/sharechaos/sharechaos/faults"
+	"github.com/sharechaos/sharechaos/suites/cell"
 	"sync"
 )
 
@@ -23,8 +24,8 @@ const (
 	withItsRow
 )
 
-func placementOf(p cellPlan) placement {
-	cf := p.scenario.Cluster
+func placementOf(p cell.Plan) placement {
+	cf := p.Scenario.Cluster
 	switch {
 	case cf == nil || cf.Scope == faults.ScopeCell:
 		return besideOthers
@@ -46,7 +47,7 @@ func placementOf(p cellPlan) placement {
 // (and so its fault) waits for those cells to finish and for settle (their
 // background deletions), so a fault never meets an earlier cell's read-back
 // or deletion. share makes the one injection of a row.
-func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(rowOf []cellPlan) *faultShare, settle func(), run func(cellPlan)) {
+func runPlans(ctx context.Context, parallel int, plans []cell.Plan, share func(rowOf []cell.Plan) *cell.Share, settle func(), run func(cell.Plan)) {
 	plans = poolFirst(plans)
 	slots := make(chan struct{}, max(1, parallel))
 	var wg sync.WaitGroup
@@ -68,8 +69,8 @@ func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(ro
 		if placement := placementOf(p); placement != besideOthers {
 			// An alone cell is a row of one: the same injection, the same
 			// overlap of its setup with the teardown before.
-			row := []cellPlan{p}
-			for placement == withItsRow && i+1 < len(plans) && plans[i+1].scenario.Name == p.scenario.Name && plans[i+1].repeat == p.repeat {
+			row := []cell.Plan{p}
+			for placement == withItsRow && i+1 < len(plans) && plans[i+1].Scenario.Name == p.Scenario.Name && plans[i+1].Repeat == p.Repeat {
 				i++
 				row = append(row, plans[i])
 			}
@@ -79,7 +80,7 @@ func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(ro
 			}
 			before := finished
 			f := share(row)
-			f.gate = func() {
+			f.Gate = func() {
 				if before != nil {
 					<-before
 				}
@@ -87,7 +88,7 @@ func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(ro
 			}
 			rowWG := &sync.WaitGroup{}
 			for _, q := range row {
-				q.share = f
+				q.Share = f
 				rowWG.Add(1)
 				go func() {
 					defer rowWG.Done()
@@ -102,7 +103,7 @@ func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(ro
 				}
 				close(done)
 			}()
-			finished, healed = done, f.healedAndDrained()
+			finished, healed = done, f.HealedAndDrained()
 			continue
 		}
 		waitFinished()
@@ -125,8 +126,8 @@ func runPlans(ctx context.Context, parallel int, plans []cellPlan, share func(ro
 // its slots with every such cell at once instead of draining before each
 // cluster fault. Only the order of running changes; seeds and names are
 // the plans'.
-func poolFirst(plans []cellPlan) []cellPlan {
-	out := make([]cellPlan, 0, len(plans))
+func poolFirst(plans []cell.Plan) []cell.Plan {
+	out := make([]cell.Plan, 0, len(plans))
 	for _, p := range plans {
 		if placementOf(p) == besideOthers {
 			out = append(out, p)

@@ -6,16 +6,14 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/sharechaos/sharechaos/faults"
 	"github.com/sharechaos/sharechaos/internal/cluster"
-	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/result"
 	"github.com/sharechaos/sharechaos/scenarios"
+	"github.com/sharechaos/sharechaos/suites/cell"
 	"github.com/sharechaos/sharechaos/suites/harness"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
@@ -24,63 +22,21 @@ import (
 // records), and a soak the in-memory checker should not hold is a usage
 // error naming the large checker.
 func TestSoakOptions(t *testing.T) {
-	o, err := Options{Scenarios: []string{"steady"}, Records: 7, Soak: Soak{Duration: time.Minute, Rate: 20}}.Validated()
-	if err != nil || o.Records != 1200 || o.FaultPause != DefaultFaultPause {
+	o, err := Options{Scenarios: []string{"steady"}, Records: 7, Soak: cell.Soak{Duration: time.Minute, Rate: 20}}.Validated()
+	if err != nil || o.Records != 1200 || o.FaultPause != cell.DefaultFaultPause {
 		t.Fatalf("records %d, pause %s, err %v: want 1200 and the default pause", o.Records, o.FaultPause, err)
 	}
-	lo, _ := withLoad(&o, scenarios.Scenario{Load: scenarios.Load{Records: 300}})
+	lo, _ := (&runState{o: o}).cellSettings().WithLoad(scenarios.Scenario{Load: scenarios.Load{Records: 300}})
 	if lo.Records != 1200 {
 		t.Errorf("a row's own records replaced the soak's: %d", lo.Records)
 	}
-	_, err = Options{Scenarios: []string{"steady"}, Soak: Soak{Duration: time.Hour, Rate: 1000}}.Validated()
+	_, err = Options{Scenarios: []string{"steady"}, Soak: cell.Soak{Duration: time.Hour, Rate: 1000}}.Validated()
 	var ue *harness.UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "3600000 records") || !strings.Contains(err.Error(), "make bench-checker") {
 		t.Errorf("1000/s for an hour: err = %v, want a usage error naming the records and the large checker", err)
 	}
-	if _, err := (Options{Scenarios: []string{"steady"}, Soak: Soak{Duration: time.Minute, Rate: -1}}).Validated(); !errors.As(err, &ue) {
+	if _, err := (Options{Scenarios: []string{"steady"}, Soak: cell.Soak{Duration: time.Minute, Rate: -1}}).Validated(); !errors.As(err, &ue) {
 		t.Errorf("a negative rate: err = %v, want a usage error", err)
-	}
-}
-
-// TestRepeatInjection: in a soak the fault acts again after each heal and
-// the pause, never starting after the end; its report is every
-// injection's, and each firing names its injection.
-func TestRepeatInjection(t *testing.T) {
-	var acts atomic.Int32
-	var mu sync.Mutex
-	var events []history.Event
-	m := faults.Mechanism{Act: func(ctx context.Context, env faults.Env) error {
-		acts.Add(1)
-		env.Fired(history.Event{F: history.FFaultFired})
-		time.Sleep(50 * time.Millisecond)
-		return nil
-	}}
-	env := faults.Env{Name: "blip", Fired: func(e history.Event) { mu.Lock(); events = append(events, e); mu.Unlock() }}
-	start := time.Now()
-	until := start.Add(600 * time.Millisecond)
-	rep, err := repeatInjection(context.Background(), m, env, 100*time.Millisecond, until)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Each round is 50 ms of fault and 100 ms of pause: 4 rounds start
-	// before 600 ms, the fifth would start at about 600 ms.
-	if n := acts.Load(); n < 3 || n > 5 {
-		t.Errorf("%d injections in 600 ms at one per 150 ms", n)
-	}
-	if time.Since(start) > 900*time.Millisecond {
-		t.Errorf("an injection started after the end: returned after %s", time.Since(start))
-	}
-	if rep.Name != "blip" || len(events) != int(acts.Load()) {
-		t.Errorf("report %+v, %d events for %d injections", rep, len(events), acts.Load())
-	}
-	for i, e := range events {
-		if e.Attrs["injection"] != fmt.Sprint(i+1) {
-			t.Errorf("event %d names injection %q", i, e.Attrs["injection"])
-		}
-	}
-	acts.Store(0)
-	if _, err := repeatInjection(context.Background(), m, env, time.Millisecond, time.Time{}); err != nil || acts.Load() != 1 {
-		t.Errorf("no soak: %d injections (err %v), want exactly one", acts.Load(), err)
 	}
 }
 
@@ -98,11 +54,10 @@ func TestSoakEmbedded(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	o, err := Options{Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{ctp.Explicit}, Seed: 13, KeepTopics: true},
-		Scenarios: []string{"slow-network", "crash-after-commit"}, Soak: Soak{Duration: d, Rate: rate, FaultPause: 2 * time.Second}}.Validated()
+		Scenarios: []string{"slow-network", "crash-after-commit"}, Soak: cell.Soak{Duration: d, Rate: rate, FaultPause: 2 * time.Second}}.Validated()
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.deletions = new(sync.WaitGroup)
 	b := harness.ChooseBackend(ctx, o.Backend)
 	so, _, err := harness.StartOptionsFor(o.Common, b, harness.StartOptions{Brokers: o.Brokers, RunID: "soak", Dir: dir, Lock: o.Lock, Log: o.Log})
 	if err != nil {
@@ -117,17 +72,18 @@ func TestSoakEmbedded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prog := newProgress(o, len(plans))
+	r := &runState{o: o, deletions: new(sync.WaitGroup), conditions: scenarios.Conditions{Lock: o.Lock}}
+	env := cell.Env{Cluster: c, RunID: "soak", RunDir: dir, Display: newProgress(o, len(plans)), Log: o.Log, Deletions: r.deletions}
 	cells := make([]result.Cell, len(plans))
 	var wg sync.WaitGroup
 	for i, p := range plans {
 		if placementOf(p) == withItsRow {
-			p.share = newFaultShare(p.scenario, c, o.Workers, p.seed, 1)
+			p.Share = cell.NewShare(p.Scenario, c, o.Workers, p.Seed, 1)
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cells[i] = runCell(ctx, &o, prog, c, "soak", dir, p)
+			cells[i] = cell.Run(ctx, env, r.cellSettings(), p)
 		}()
 	}
 	wg.Wait()
@@ -159,9 +115,9 @@ func TestSoakEmbedded(t *testing.T) {
 // checkSeededOver reads a cell's input back and checks that it was written
 // over the whole soak: the timestamps span the duration and every fifth of
 // it holds records (a seeder that wrote everything up front fails).
-func checkSeededOver(t *testing.T, c cluster.Cluster, p cellPlan, d time.Duration) {
+func checkSeededOver(t *testing.T, c cluster.Cluster, p cell.Plan, d time.Duration) {
 	t.Helper()
-	topic := ctp.NewTopology(fmt.Sprintf("sc-%s-c%02d", "soak", p.index), 1, 1, 1).InputTopic
+	topic := ctp.NewTopology(fmt.Sprintf("sc-%s-c%02d", "soak", p.Index), 1, 1, 1).InputTopic
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	rs, err := ctp.ReadTopic(ctx, c.Bootstrap(), topic, false, cluster.ClientOpts(c)...)
@@ -178,7 +134,7 @@ func checkSeededOver(t *testing.T, c cluster.Cluster, p cellPlan, d time.Duratio
 		}
 	}
 	if span := last.Sub(first); span < d*9/10 || span > d+5*time.Second {
-		t.Errorf("%s: inputs written over %s, want about %s", p.label(), span, d)
+		t.Errorf("%s: inputs written over %s, want about %s", p.Label(), span, d)
 	}
 	fifths := make([]int, 5)
 	for _, r := range rs {
@@ -186,8 +142,8 @@ func checkSeededOver(t *testing.T, c cluster.Cluster, p cellPlan, d time.Duratio
 	}
 	for i, n := range fifths {
 		if n < len(rs)/10 {
-			t.Errorf("%s: fifth %d of the soak has %d of %d records: %v", p.label(), i+1, n, len(rs), fifths)
+			t.Errorf("%s: fifth %d of the soak has %d of %d records: %v", p.Label(), i+1, n, len(rs), fifths)
 		}
 	}
-	t.Logf("%s: %d inputs written over %s, by fifths %v", p.label(), len(rs), last.Sub(first), fifths)
+	t.Logf("%s: %d inputs written over %s, by fifths %v", p.Label(), len(rs), last.Sub(first), fifths)
 }

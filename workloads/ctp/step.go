@@ -126,6 +126,15 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 		}
 		if err := w.acker.AddAcks(reqCtx, txn, acked); err != nil {
 			w.event(history.Event{Type: history.Fail, F: history.FTxnAcks, Txn: w.txnSeq, Error: err.Error()})
+			if Fenced(err) {
+				// A newer producer owns our transactional id: we are a
+				// zombie (zombie-fenced-before-acks). Nothing of ours may
+				// go on: kfake even answers our abort ok (its KIP-890 retry
+				// detection), and a zombie that then polls and re-registers
+				// its producer fences its replacement in turn (seen on the
+				// reference broker, nightly seed 31: zombie-commit 35).
+				return fmt.Errorf("acks into txn %d: fenced: %w", w.txnSeq, err)
+			}
 			return w.abort(ctx, batch, "acks into the transaction failed: "+err.Error())
 		}
 		w.last.TxnAcks = time.Since(ackStart)

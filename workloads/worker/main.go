@@ -20,6 +20,11 @@ import (
 	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
 
+// Role is the worker process's child role (internal/role): the
+// orchestrator starts the running binary with it, and the binary's main
+// dispatches to Main.
+const Role = "worker"
+
 // Deps are what a worker is built with: every realization of the
 // transactional mode and our share consumer. The worker process and the
 // bench's in-process workers both use them.

@@ -1,4 +1,4 @@
-package suites
+package cell
 
 import (
 	"context"
@@ -8,8 +8,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/internal/history"
+	"github.com/sharechaos/sharechaos/suites/workerset"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
@@ -27,15 +30,15 @@ import (
 // request to the dead broker failed the write (nightly, docker).
 type heldInput struct {
 	ctx     context.Context // the cell's: a release ends with the cell
-	r       *cellRun
+	r       *run
 	from, n int
-	// pending is what is not yet written: the cell's progress counts it in
+	// unwritten is what is not yet written: the cell's progress counts it in
 	// its total, so neither the trigger's fraction nor the drain's end
 	// moves for holding it.
-	pending atomic.Int64
-	once    sync.Once
-	done    chan struct{}
-	err     error
+	unwritten atomic.Int64
+	once      sync.Once
+	done      chan struct{}
+	err       error
 }
 
 // holdInput is the held part of a cell of records whose fault acts once
@@ -46,7 +49,7 @@ type heldInput struct {
 // ownMomentHead: a warmed-up loop while it prepares, and the rest once it
 // is in place (on two fast brokers a 1000-record load ended before case 4
 // had moved the roles: never fired).
-func holdInput(ctx context.Context, r *cellRun, records int, fraction float64, ownMoment bool) *heldInput {
+func holdInput(ctx context.Context, r *run, records int, fraction float64, ownMoment bool) *heldInput {
 	head := int(math.Ceil(2 * fraction * float64(records)))
 	if fraction <= 0 {
 		if !ownMoment {
@@ -58,7 +61,7 @@ func holdInput(ctx context.Context, r *cellRun, records int, fraction float64, o
 		return nil
 	}
 	h := &heldInput{ctx: ctx, r: r, from: head, n: records - head, done: make(chan struct{})}
-	h.pending.Store(int64(h.n))
+	h.unwritten.Store(int64(h.n))
 	return h
 }
 
@@ -78,7 +81,7 @@ func (h *heldInput) count() int64 {
 	if h == nil {
 		return 0
 	}
-	return h.pending.Load()
+	return h.unwritten.Load()
 }
 
 // release writes the held records, once: the first call writes them and
@@ -97,11 +100,11 @@ func (h *heldInput) write() {
 	sctx, cancel := context.WithTimeout(h.ctx, 2*time.Minute)
 	defer cancel()
 	began := time.Now()
-	if err := ctp.SeedRange(sctx, r.c.Bootstrap(), r.topo.InputTopic, h.from, h.n, cluster.ClientOpts(r.c)...); err != nil {
+	if err := ctp.SeedRange(sctx, r.env.Cluster.Bootstrap(), r.topo.InputTopic, h.from, h.n, cluster.ClientOpts(r.env.Cluster)...); err != nil {
 		h.err = fmt.Errorf("write the input held until the fault acts: %w", err)
 		return
 	}
-	h.pending.Store(0)
+	h.unwritten.Store(0)
 	_ = r.timeline.Record(history.Event{TS: began.UnixNano(), Type: history.OK, F: history.FSeed, Attrs: map[string]string{
 		"records": fmt.Sprint(h.n), "topic": r.topo.InputTopic, "held": "until the fault acts",
 		"took": time.Since(began).Round(time.Millisecond).String()}})
@@ -129,3 +132,22 @@ func (h *heldInput) wait() {
 	h.once.Do(func() { close(h.done) }) // never released: nothing to wait for
 	<-h.done
 }
+
+// The seeding strategy (seeding.go): the head before the workers, the
+// rest at takeHold.
+
+func (h *heldInput) start(ctx context.Context, r *run) error {
+	return seedHead(ctx, r, h.from, h.count())
+}
+
+func (h *heldInput) pending() int64 { return h.count() }
+
+func (h *heldInput) takeHold() { h.release() }
+
+func (h *heldInput) awaitEnd(context.Context, *run, *kgo.Client, *workerset.Set) error { return nil }
+
+// stop waits for a release under way, so that the cell's cleanup does not
+// delete a topic being written.
+func (h *heldInput) stop() { h.wait() }
+
+func (h *heldInput) notes(*run) []string { return nil }

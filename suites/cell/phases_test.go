@@ -1,4 +1,4 @@
-package suites
+package cell
 
 import (
 	"github.com/sharechaos/sharechaos/result"

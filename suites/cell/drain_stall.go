@@ -1,4 +1,4 @@
-package suites
+package cell
 
 import (
 	"context"
@@ -44,6 +44,8 @@ type stallWatch struct {
 	lastDone int64
 	since    time.Time
 	nudges   map[int32]int
+	// nudged names each nudge, for the cell's notes.
+	nudged []string
 }
 
 // stallMargin is added to the lock: a redelivery after the lock expired
@@ -90,12 +92,12 @@ func (w *stallWatch) stuck(now time.Time, done int64, lastFault time.Time, start
 }
 
 // nudge writes one more input record to each partition and records it.
-func (r *cellRun) nudge(ctx context.Context, w *stallWatch, ps []int32, start, end map[int32]int64) {
+func (r *run) nudge(ctx context.Context, w *stallWatch, ps []int32, start, end map[int32]int64) {
 	for _, p := range ps {
 		k := w.nudges[p]
 		w.nudges[p]++
 		nctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := ctp.Nudge(nctx, r.c.Bootstrap(), r.topo.InputTopic, p, k, cluster.ClientOpts(r.c)...)
+		err := ctp.Nudge(nctx, r.env.Cluster.Bootstrap(), r.topo.InputTopic, p, k, cluster.ClientOpts(r.env.Cluster)...)
 		cancel()
 		e := history.Event{Type: history.OK, F: history.FNudge, Attrs: map[string]string{
 			"partition": fmt.Sprint(p), "share_start": fmt.Sprint(start[p]), "end": fmt.Sprint(end[p]),
@@ -104,15 +106,15 @@ func (r *cellRun) nudge(ctx context.Context, w *stallWatch, ps []int32, start, e
 			e.Type, e.Error = history.Fail, err.Error()
 		}
 		_ = r.timeline.Record(e)
-		r.nudged = append(r.nudged, fmt.Sprintf("p%d at share start offset %d of %d", p, start[p], end[p]))
+		w.nudged = append(w.nudged, fmt.Sprintf("p%d at share start offset %d of %d", p, start[p], end[p]))
 	}
 }
 
-// nudgeNote is the cell's note on the nudges it made, "" without any.
-func (r *cellRun) nudgeNote() string {
-	if len(r.nudged) == 0 {
+// note is the cell's note on the nudges w made, "" without any.
+func (w *stallWatch) note() string {
+	if len(w.nudged) == 0 {
 		return ""
 	}
 	return "the drain stopped moving with no fault acting and wrote one more input record to " +
-		strings.Join(r.nudged, ", ") + " (docs/FINDINGS.md 13; the orchestrator timeline's nudge events)"
+		strings.Join(w.nudged, ", ") + " (docs/FINDINGS.md 13; the orchestrator timeline's nudge events)"
 }

@@ -1,10 +1,11 @@
-package suites
+package cell
 
 import (
 	"github.com/sharechaos/sharechaos/result"
 	"sync"
 	"time"
 
+	"github.com/sharechaos/sharechaos/faults"
 	"github.com/sharechaos/sharechaos/internal/history"
 )
 
@@ -165,14 +166,14 @@ func sumPhases(ps []result.Phase, names ...string) float64 {
 // timePhases fills the cell's phases and unavoidable waits once it was
 // judged: the fault's own report (cluster faults) or the histories (worker
 // faults) cut the fault and heal out of the load.
-func (r *cellRun) timePhases(cell *result.Cell, h history.History) {
-	if r.report != nil {
+func (r *run) timePhases(cell *result.Cell, h history.History, rep *faults.Report) {
+	if rep != nil {
 		var fired []time.Time
-		for _, f := range r.report.Fired {
+		for _, f := range rep.Fired {
 			fired = append(fired, f.At)
 		}
-		r.phases.markFault(fired, r.report.Healed)
-	} else if r.plan.scenario.Worker != nil {
+		r.phases.markFault(fired, rep.Healed)
+	} else if r.plan.Scenario.Worker != nil {
 		r.phases.markFault(workerFaultTimes(h))
 	}
 	cell.Phases = r.phases.result()
@@ -180,13 +181,13 @@ func (r *cellRun) timePhases(cell *result.Cell, h history.History) {
 	// What the scenario declares it waits for, where the measured fault and
 	// heal do not hold it already: a stall, or the transaction timeout that
 	// alone ends a fresh-id replacement's predecessor.
-	if wf := r.plan.scenario.Worker; wf != nil {
+	if wf := r.plan.Scenario.Worker; wf != nil {
 		declared := 0.0
 		if wf.Stall != nil {
-			declared += wf.Stall(r.o.Lock).Seconds()
+			declared += wf.Stall(r.s.Lock).Seconds()
 		}
 		if wf.FreshID {
-			declared += r.o.TxnTimeout.Seconds()
+			declared += r.s.TxnTimeout.Seconds()
 		}
 		waits = max(waits, declared)
 	}

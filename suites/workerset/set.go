@@ -1,4 +1,9 @@
-package suites
+// Package workerset is the orchestrator's side of a cell's worker processes:
+// it starts each slot's worker (the same binary in its worker role,
+// workloads/worker), replaces one that dies with the slot's next
+// incarnation, stops them all, and gives the orchestrator's half of a worker
+// fault (faults.Workers) its view of the armed one.
+package workerset
 
 import (
 	"encoding/json"
@@ -10,9 +15,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sharechaos/sharechaos/faults"
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/internal/role"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/worker"
 )
 
 // maxIncarnations bounds replacements per slot: a worker that keeps dying at
@@ -31,17 +38,29 @@ func relaunchBackoff(inc int) time.Duration {
 	return min(d, 4*time.Second)
 }
 
-// workerSet runs a cell's worker processes and replaces each one that dies
-// (a crash point, a fence) with a new incarnation of the same slot. Only the
+// Config is what a cell's workers run with.
+type Config struct {
+	// Base is every worker's config; each gets its slot, incarnation,
+	// transactional id, history path and arm.
+	Base ctp.WorkerConfig
+	// Dir is the cell directory (histories/, workers/).
+	Dir   string
+	Slots int
+	// ArmSlot is the armed slot (0: none); only its first incarnation is
+	// armed with Arm, the other slots' first incarnations with its
+	// follower's half (ctp.Arm.Follower).
+	ArmSlot int
+	Arm     ctp.Arm
+	// FreshID gives replacements a transactional id of their own.
+	FreshID  bool
+	Topology ctp.Topology
+}
+
+// Set runs a cell's worker processes and replaces each one that dies (a
+// crash point, a fence) with a new incarnation of the same slot. Only the
 // first incarnation of the armed slot is armed; replacements never are.
-type workerSet struct {
-	base     ctp.WorkerConfig
-	dir      string // the cell directory
-	slots    int
-	armSlot  int
-	arm      ctp.Arm
-	freshID  bool
-	topology ctp.Topology
+type Set struct {
+	Config
 
 	mu      sync.Mutex
 	running map[int]*exec.Cmd
@@ -57,45 +76,45 @@ type workerSet struct {
 	startErr error
 }
 
-func (ws *workerSet) start() error {
+func (ws *Set) Start() error {
 	ws.stopped = make(chan struct{})
 	ws.running = map[int]*exec.Cmd{}
 	ws.current = map[int]int{}
 	ws.pids = map[string]int{}
 	for _, d := range []string{"histories", "workers"} {
-		if err := os.MkdirAll(filepath.Join(ws.dir, d), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(ws.Dir, d), 0o755); err != nil {
 			return fmt.Errorf("start workers: %w", err)
 		}
 	}
-	if ws.armSlot > 0 {
+	if ws.ArmSlot > 0 {
 		// The armed slot starts first and the others once it holds its first
 		// batch (or after headStart): in a small shape (few batches per
 		// worker, more workers than batches) the armed worker could
 		// otherwise see no batch at all and the fault never fire.
-		if err := ws.launch(ws.armSlot, 1); err != nil {
-			ws.stop(10 * time.Second)
+		if err := ws.launch(ws.ArmSlot, 1); err != nil {
+			ws.Stop(10 * time.Second)
 			return err
 		}
 		deadline := time.Now().Add(headStart)
-		for time.Now().Before(deadline) && !ws.shows(ctp.WorkerName(ws.armSlot, 1), func(e history.Event) bool {
+		for time.Now().Before(deadline) && !ws.shows(ctp.WorkerName(ws.ArmSlot, 1), func(e history.Event) bool {
 			return e.F == history.FPoll && e.Type == history.OK
 		}) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	for slot := 1; slot <= ws.slots; slot++ {
-		if slot == ws.armSlot {
+	for slot := 1; slot <= ws.Slots; slot++ {
+		if slot == ws.ArmSlot {
 			continue
 		}
 		if err := ws.launch(slot, 1); err != nil {
-			ws.stop(10 * time.Second)
+			ws.Stop(10 * time.Second)
 			return err
 		}
 	}
 	return nil
 }
 
-// faultPending reports whether the armed incarnation fired a stall and has
+// FaultPending reports whether the armed incarnation fired a stall and has
 // not yet ended the transaction after it (commit or abort returned) while it
 // still runs: the drain must not end the cell there, or the graceful stop
 // would cut the stall short and the race it exists for (the held batch
@@ -105,16 +124,16 @@ func (ws *workerSet) start() error {
 // holds may be done already (the stalled worker's acks took them, as
 // lock-expiry-stale-acks shows without member tags), and what its own
 // transaction then meets is part of the example.
-func (ws *workerSet) faultPending() bool {
-	if ws.armSlot == 0 || !ws.arm.Action.Stalls() {
+func (ws *Set) FaultPending() bool {
+	if ws.ArmSlot == 0 || !ws.Arm.Action.Stalls() {
 		return false
 	}
-	if ws.stallPending(ws.armSlot) {
+	if ws.stallPending(ws.ArmSlot) {
 		return true
 	}
-	if _, ok := ws.arm.Follower(); ok {
-		for slot := 1; slot <= ws.slots; slot++ {
-			if slot != ws.armSlot && ws.stallPending(slot) {
+	if _, ok := ws.Arm.Follower(); ok {
+		for slot := 1; slot <= ws.Slots; slot++ {
+			if slot != ws.ArmSlot && ws.stallPending(slot) {
 				return true
 			}
 		}
@@ -124,7 +143,7 @@ func (ws *workerSet) faultPending() bool {
 
 // stallPending: slot's first incarnation runs, fired its stall or hold, and
 // has not yet ended the transaction after it.
-func (ws *workerSet) stallPending(slot int) bool {
+func (ws *Set) stallPending(slot int) bool {
 	name := ctp.WorkerName(slot, 1)
 	ws.mu.Lock()
 	_, running := ws.running[slot*1000+1]
@@ -132,7 +151,7 @@ func (ws *workerSet) stallPending(slot int) bool {
 	if !running {
 		return false
 	}
-	h, err := history.ReadFile(filepath.Join(ws.dir, "histories", name+".jsonl"))
+	h, err := history.ReadFile(filepath.Join(ws.Dir, "histories", name+".jsonl"))
 	if err != nil {
 		return false
 	}
@@ -154,8 +173,8 @@ const headStart = 15 * time.Second
 
 // shows reports whether worker's history so far has an event that match
 // accepts.
-func (ws *workerSet) shows(worker string, match func(history.Event) bool) bool {
-	h, err := history.ReadFile(filepath.Join(ws.dir, "histories", worker+".jsonl"))
+func (ws *Set) shows(worker string, match func(history.Event) bool) bool {
+	h, err := history.ReadFile(filepath.Join(ws.Dir, "histories", worker+".jsonl"))
 	if err != nil {
 		return false
 	}
@@ -167,38 +186,38 @@ func (ws *workerSet) shows(worker string, match func(history.Event) bool) bool {
 	return false
 }
 
-func (ws *workerSet) config(slot, inc int) ctp.WorkerConfig {
-	c := ws.base
+func (ws *Set) config(slot, inc int) ctp.WorkerConfig {
+	c := ws.Base
 	c.Slot, c.Incarnation = slot, inc
-	c.TransactionalID = ws.topology.TransactionalID(slot)
-	if ws.freshID && inc > 1 {
+	c.TransactionalID = ws.Topology.TransactionalID(slot)
+	if ws.FreshID && inc > 1 {
 		c.TransactionalID = fmt.Sprintf("%s.%d", c.TransactionalID, inc)
 	}
-	c.HistoryPath = filepath.Join(ws.dir, "histories", c.Name()+".jsonl")
+	c.HistoryPath = filepath.Join(ws.Dir, "histories", c.Name()+".jsonl")
 	c.Arm = ctp.Arm{}
 	switch {
-	case slot == ws.armSlot && inc == 1:
-		c.Arm = ws.arm
+	case slot == ws.ArmSlot && inc == 1:
+		c.Arm = ws.Arm
 	case inc == 1:
 		// The other workers' half of the armed fault, if it has one
 		// (ActionStallOverlap); replacements are never armed.
-		c.Arm, _ = ws.arm.Follower()
+		c.Arm, _ = ws.Arm.Follower()
 	}
 	return c
 }
 
-func (ws *workerSet) launch(slot, inc int) error {
+func (ws *Set) launch(slot, inc int) error {
 	cfg := ws.config(slot, inc)
-	path := filepath.Join(ws.dir, "workers", cfg.Name()+".json")
+	path := filepath.Join(ws.Dir, "workers", cfg.Name()+".json")
 	b, _ := json.MarshalIndent(cfg, "", "  ")
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		return fmt.Errorf("launch worker %s: %w", cfg.Name(), err)
 	}
-	log, err := os.Create(filepath.Join(ws.dir, "workers", cfg.Name()+".log"))
+	log, err := os.Create(filepath.Join(ws.Dir, "workers", cfg.Name()+".log"))
 	if err != nil {
 		return fmt.Errorf("launch worker %s: %w", cfg.Name(), err)
 	}
-	cmd, err := role.Command(roleWorker, path)
+	cmd, err := role.Command(worker.Role, path)
 	if err != nil {
 		log.Close()
 		return fmt.Errorf("launch worker %s: %w", cfg.Name(), err)
@@ -266,7 +285,7 @@ func (ws *workerSet) launch(slot, inc int) error {
 }
 
 // pid returns the pid of a worker incarnation (0 if never started).
-func (ws *workerSet) pid(slot, inc int) int {
+func (ws *Set) pid(slot, inc int) int {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	return ws.pids[ctp.WorkerName(slot, inc)]
@@ -274,23 +293,23 @@ func (ws *workerSet) pid(slot, inc int) int {
 
 // supersede starts the next incarnation of slot while the current one still
 // runs (stopped): the zombie-fenced case.
-func (ws *workerSet) supersede(slot int) error {
+func (ws *Set) supersede(slot int) error {
 	ws.mu.Lock()
 	inc := ws.current[slot]
 	ws.mu.Unlock()
 	return ws.launch(slot, inc+1)
 }
 
-// failure returns a harness failure (workers that cannot be kept running).
-func (ws *workerSet) failure() error {
+// Failure returns a harness failure (workers that cannot be kept running).
+func (ws *Set) Failure() error {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	return ws.startErr
 }
 
-// stop asks every worker to stop (SIGTERM: abort the open transaction, release
+// Stop asks every worker to stop (SIGTERM: abort the open transaction, release
 // the last batch, leave the group) and SIGKILLs those still running after grace.
-func (ws *workerSet) stop(grace time.Duration) {
+func (ws *Set) Stop(grace time.Duration) {
 	ws.mu.Lock()
 	if !ws.stopping && ws.stopped != nil {
 		close(ws.stopped)
@@ -316,27 +335,44 @@ func (ws *workerSet) stop(grace time.Duration) {
 	<-done
 }
 
-// armedWorkers is the worker set as the orchestrator's half of a worker fault
-// sees it (faults.Workers).
+// Armed is the set as the orchestrator's half of a worker fault sees it
+// (faults.Workers), its events going to timeline.
+func (ws *Set) Armed(timeline *history.Recorder) faults.Workers {
+	return armedWorkers{ws: ws, timeline: timeline}
+}
+
 type armedWorkers struct {
-	ws       *workerSet
+	ws       *Set
 	timeline *history.Recorder
 }
 
-func (a armedWorkers) ArmedPID() int          { return a.ws.pid(a.ws.armSlot, 1) }
-func (a armedWorkers) Replace() error         { return a.ws.supersede(a.ws.armSlot) }
+func (a armedWorkers) ArmedPID() int          { return a.ws.pid(a.ws.ArmSlot, 1) }
+func (a armedWorkers) Replace() error         { return a.ws.supersede(a.ws.ArmSlot) }
 func (a armedWorkers) Record(e history.Event) { _ = a.timeline.Record(e) }
 
 // ReplacementReady reads the armed slot's newest incarnation's history for
 // its producer's InitProducerId.
 func (a armedWorkers) ReplacementReady() bool {
 	a.ws.mu.Lock()
-	inc := a.ws.current[a.ws.armSlot]
+	inc := a.ws.current[a.ws.ArmSlot]
 	a.ws.mu.Unlock()
 	if inc < 2 {
 		return false
 	}
-	return a.ws.shows(ctp.WorkerName(a.ws.armSlot, inc), func(e history.Event) bool {
+	return a.ws.shows(ctp.WorkerName(a.ws.ArmSlot, inc), func(e history.Event) bool {
 		return e.F == history.FInitProducer && e.Type == history.OK
 	})
+}
+
+// RunningPIDs are the process ids of the workers running now, by slot.
+func (ws *Set) RunningPIDs() []int {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	var pids []int
+	for slot := 1; slot <= ws.Slots; slot++ {
+		if cmd, ok := ws.running[slot*1000+ws.current[slot]]; ok && cmd.Process != nil {
+			pids = append(pids, cmd.Process.Pid)
+		}
+	}
+	return pids
 }

@@ -1,0 +1,48 @@
+package cell
+
+import (
+	"fmt"
+
+	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/result"
+	"github.com/sharechaos/sharechaos/scenarios"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+)
+
+// Plan is one cell to run.
+type Plan struct {
+	Index       int
+	Scenario    scenarios.Scenario
+	Mode        ctp.AckMode
+	Realization string
+	Repeat      int
+	Seed        int64
+	// FallbackNote is set when transactional fell back to explicit.
+	FallbackNote string
+	// Consumer is the workers' share consumer (ctp.ConsumerKgo, ...).
+	Consumer string
+	// Share is the injection this cell shares with the other cells of its
+	// row (share.go); nil when the cell injects its own fault, or none.
+	Share *Share
+}
+
+// Name is the scenario's.
+func (p Plan) Name() string { return p.Scenario.Name }
+
+// Label names a cell as the progress lines do.
+func (p Plan) Label() string {
+	name := p.Name() + "/" + string(p.Mode)
+	if p.Realization != "" {
+		name += "/" + p.Realization
+	}
+	if p.Repeat > 1 {
+		name += fmt.Sprintf("#%d", p.Repeat)
+	}
+	return name
+}
+
+// Stub is the result of a planned cell: the fields its name is made of.
+func (p Plan) Stub(backend string) result.Cell {
+	return result.Cell{Scenario: p.Name(), Mode: string(p.Mode), Backend: backend, Realization: p.Realization,
+		Repeat: p.Repeat, Seed: p.Seed, Anomalies: map[string]verdict.Found{}}
+}
