@@ -107,7 +107,7 @@ func runCell(ctx context.Context, o *Options, prog *progress, c cluster.Cluster,
 	if loadNote != "" {
 		cell.Notes = append(cell.Notes, loadNote)
 	}
-	cell.Notes = append(cell.Notes, "consumer: "+plan.consumer)
+	cell.Notes = append(cell.Notes, "consumer: "+plan.consumer, clientNote(o.Client))
 	r.dir = filepath.Join(runDir, "cells", strings.ReplaceAll(cell.Name(), "/", "_")+fmt.Sprintf("_r%d", plan.repeat))
 	cell.Dir, _ = filepath.Rel(runDir, r.dir)
 	defer func() { cell.DurationS = time.Since(r.started).Seconds() }()
@@ -358,7 +358,7 @@ func (r *cellRun) workerSet() *workerSet {
 			AddShareAcksToTxnKey: o.KIP1289Keys.AddShareAcksToTxn, TxnShareAcknowledgeKey: o.KIP1289Keys.TxnShareAcknowledge,
 			MemberTags: o.MemberTags,
 		},
-		dir: r.dir, slots: o.Workers, topology: r.topo,
+		dir: r.dir, slots: o.Workers, topology: r.topo, client: o.Client,
 	}
 	if wf == nil {
 		return ws

@@ -27,6 +27,8 @@ type Options struct {
 	// MaxRecords is the largest poll (one fetch per poll).
 	MaxRecords int32
 	Repeats    int
+	// Client is the workers' client: ClientGo (franz-go) or ClientJava (client.go).
+	Client string
 	// Parallel is how many cells whose faults stay inside their own workers
 	// run at once on the shared cluster (cluster faults always run alone).
 	Parallel int
@@ -90,6 +92,7 @@ func (o *Options) Register(fs *flag.FlagSet, lists *harness.CommonLists, scenari
 	fs.DurationVar(&o.TxnTimeout, "txn-timeout", 0, "transaction timeout, shorter than --lock (default: 2/3 of --lock)")
 	fs.DurationVar(&o.DrainTimeout, "drain-timeout", DefaultDrainTimeout, "how long to wait for the share group to finish the input")
 	o.Soak.register(fs)
+	fs.StringVar(&o.Client, "client", ClientGo, clientFlagHelp)
 }
 
 // withDefaults returns o with every zero field set, the profile's records,
@@ -168,6 +171,9 @@ func (o Options) Validated() (Options, error) {
 		return o, harness.Usagef("--txn-timeout %s must be shorter than --lock %s (ORACLE.md: a transaction must not outlive its records' locks)", o.TxnTimeout, o.Lock)
 	}
 	if err := o.Soak.validate(); err != nil {
+		return o, err
+	}
+	if err := o.checkClient(); err != nil {
 		return o, err
 	}
 	if _, err := o.scenarios(); err != nil {

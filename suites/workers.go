@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/sharechaos/sharechaos/internal/history"
-	"github.com/sharechaos/sharechaos/internal/role"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
@@ -44,6 +43,7 @@ type workerSet struct {
 	arm      ctp.Arm
 	freshID  bool
 	topology ctp.Topology
+	client   string // ClientGo or ClientJava (client.go)
 
 	mu      sync.Mutex
 	running map[int]*exec.Cmd
@@ -200,7 +200,7 @@ func (ws *workerSet) launch(slot, inc int) error {
 	if err != nil {
 		return fmt.Errorf("launch worker %s: %w", cfg.Name(), err)
 	}
-	cmd, err := role.Command(roleWorker, path)
+	cmd, err := workerCommand(ws.client, path)
 	if err != nil {
 		log.Close()
 		return fmt.Errorf("launch worker %s: %w", cfg.Name(), err)
