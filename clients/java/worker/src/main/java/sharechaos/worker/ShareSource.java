@@ -98,7 +98,7 @@ final class ShareSource implements AutoCloseable {
             for (Map.Entry<TopicIdPartition, Optional<KafkaException>> e : result.entrySet()) {
                 if (e.getValue().isPresent()) {
                     KafkaException ex = e.getValue().get();
-                    res.rejected.add(e.getKey().topic() + "/" + e.getKey().partition() + ": " + ex.getClass().getSimpleName() + ": " + ex.getMessage());
+                    res.rejected.add(e.getKey().topic() + "/" + e.getKey().partition() + ": " + Worker.msg(ex));
                 }
             }
         } catch (RuntimeException e) {

@@ -686,7 +686,12 @@ final class Worker {
         return out;
     }
 
-    /** An exception's text as the history shows it: its class (Kafka's error names live there) and message. */
+    /**
+     * An exception's text as the history shows it: Kafka's protocol error
+     * name first when there is one (INVALID_TXN_STATE, PRODUCER_FENCED: the
+     * words kgo's errors begin with, and the ones the checker's evidence
+     * looks for), then the exception's class and message.
+     */
     static String msg(Throwable e) {
         if (e == null) {
             return "";
@@ -696,6 +701,23 @@ final class Worker {
         if (c != null && c != e && (e.getMessage() == null || !e.getMessage().contains(String.valueOf(c.getMessage())))) {
             m += " (cause: " + c.getClass().getSimpleName() + ": " + c.getMessage() + ")";
         }
-        return m;
+        String code = errorName(e);
+        return code.isEmpty() ? m : code + ": " + m;
+    }
+
+    /** Kafka's error name of e or its first cause that has one ("" when none). */
+    static String errorName(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof org.apache.kafka.common.errors.ApiException) {
+                org.apache.kafka.common.protocol.Errors err = org.apache.kafka.common.protocol.Errors.forException(t);
+                if (err != org.apache.kafka.common.protocol.Errors.UNKNOWN_SERVER_ERROR && err != org.apache.kafka.common.protocol.Errors.NONE) {
+                    return err.name();
+                }
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return "";
     }
 }

@@ -67,6 +67,15 @@ class UnitTest {
         assertTrue(CommitOutcome.fenced(new KafkaException("wrapped", new ProducerFencedException("fenced"))));
     }
 
+    /** The history's error text begins with Kafka's error name, as kgo's errors do (the checker's evidence reads it). */
+    @Test
+    void errorTextNamesKafkasError() {
+        assertTrue(Worker.msg(new InvalidTxnStateException("The producer attempted a transactional operation in an invalid state."))
+                .startsWith("INVALID_TXN_STATE: InvalidTxnStateException: "));
+        assertTrue(Worker.msg(new KafkaException("wrapped", new ProducerFencedException("x"))).startsWith("PRODUCER_FENCED: "));
+        assertEquals("IllegalStateException: x", Worker.msg(new IllegalStateException("x")));
+    }
+
     @Test
     void nativeIsRefused() {
         WorkerConfig c = WorkerConfig.parse("{\"bootstrap\":[\"h:1\"],\"group\":\"g\",\"input_topic\":\"i\",\"output_topic\":\"o\","
