@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"sync"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -39,13 +40,17 @@ import (
 
 const shareFetchKey = 78
 
+// JavaCompatEnv set to "off" in the broker's environment leaves kfake's
+// ShareFetch as it is, to see what the Java client makes of it.
+const JavaCompatEnv = "SHARECHAOS_KFAKE_JAVA_COMPAT"
+
 // javaCompatListener wraps each accepted connection in a javaCompatConn.
 type javaCompatListener struct{ net.Listener }
 
 func (l javaCompatListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
+	if err != nil || os.Getenv(JavaCompatEnv) == "off" {
+		return c, err
 	}
 	return &javaCompatConn{Conn: c, versions: map[int32]int16{}}, nil
 }
