@@ -712,6 +712,9 @@ final class Worker {
     /** Kafka's error name of e or its first cause that has one ("" when none). */
     static String errorName(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof org.apache.kafka.common.errors.UnknownServerException) {
+                return org.apache.kafka.common.protocol.Errors.UNKNOWN_SERVER_ERROR.name();
+            }
             if (t instanceof org.apache.kafka.common.errors.ApiException) {
                 org.apache.kafka.common.protocol.Errors err = org.apache.kafka.common.protocol.Errors.forException(t);
                 if (err != org.apache.kafka.common.protocol.Errors.UNKNOWN_SERVER_ERROR && err != org.apache.kafka.common.protocol.Errors.NONE) {
