@@ -207,7 +207,7 @@ final class LedgerAcker implements AutoCloseable {
 
     @Override
     public void close() {
-        reader.close(Duration.ofSeconds(5));
+        reader.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
         admin.close(Duration.ofSeconds(5));
     }
 }
