@@ -6,7 +6,7 @@ BIN      := bin/sharechaos
 export TESTCONTAINERS_RYUK_DISABLED := true
 export TESTCONTAINERS_HOST_OVERRIDE := 127.0.0.1
 
-.PHONY: bench-checker bench-nightly build chaos nightly test test-short lint images bench clean refbroker test-refbroker mutants
+.PHONY: bench-checker bench-nightly build chaos nightly test test-short lint images bench clean refbroker test-refbroker mutants java-worker
 
 build: refbroker
 	$(GO) build -ldflags "-X main.revision=$$(git rev-parse HEAD 2>/dev/null)" -o $(BIN) ./cmd/sharechaos
@@ -22,6 +22,12 @@ test-refbroker:
 	GO=$(GO) bash refbroker/build.sh tree
 	cd refbroker && $(GO) vet . github.com/twmb/franz-go/pkg/kfake
 	cd refbroker && $(GO) test -count=1 -timeout 20m . github.com/twmb/franz-go/pkg/kfake
+
+## java-worker: build/sharechaos-java-worker.jar, the CTP worker on Apache
+## Kafka's Java clients (clients/java/worker, issue 24; `--client java`):
+## Maven builds and tests it (JUnit) and the target prints its build time.
+java-worker:
+	bash clients/java/worker/build.sh
 
 ## chaos: the smoke scenario matrix, on Docker when an engine answers and the
 ## images exist, else on the embedded kfake cluster.
@@ -47,7 +53,7 @@ bench-nightly: build
 ## answers, unless SHARECHAOS_REQUIRE_DOCKER=1). Packages run one at a time:
 ## the real-Kafka tests of several packages would otherwise start clusters at
 ## once on two cores.
-test: lint refbroker test-refbroker
+test: lint refbroker test-refbroker java-worker
 	$(GO) test -count=1 -p 1 -timeout 80m ./...
 
 ## lint: the tree as committed must be formatted, vetted and tidy.

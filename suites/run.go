@@ -210,7 +210,7 @@ func (r *runState) cellSettings() cell.Settings {
 	return cell.Settings{
 		Load: cell.Load{Records: o.Records, Workers: o.Workers, Partitions: o.Partitions, Batch: o.MaxRecords},
 		Lock: o.Lock, TxnTimeout: o.TxnTimeout, DrainTimeout: o.DrainTimeout, Soak: o.Soak,
-		KIP1289Keys: o.KIP1289Keys, MemberTags: o.MemberTags, KeepTopics: o.KeepTopics, Conditions: r.conditions,
+		Client: o.Client, KIP1289Keys: o.KIP1289Keys, MemberTags: o.MemberTags, KeepTopics: o.KeepTopics, Conditions: r.conditions,
 	}
 }
 

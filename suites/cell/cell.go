@@ -21,6 +21,7 @@ import (
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/result"
 	"github.com/sharechaos/sharechaos/suites/judge"
+	"github.com/sharechaos/sharechaos/suites/workerset"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
@@ -89,7 +90,8 @@ func (r *run) stub(loadNote string) result.Cell {
 	if p.Scenario.HasFault() {
 		cell.Fault.Name = p.Name()
 	}
-	for _, n := range []string{p.FallbackNote, loadNote, "consumer: " + p.Consumer} {
+	client, _ := workerset.LookupClient(r.s.Client)
+	for _, n := range []string{p.FallbackNote, loadNote, "consumer: " + p.Consumer, client.About} {
 		if n != "" {
 			cell.Notes = append(cell.Notes, n)
 		}

@@ -17,9 +17,7 @@ import (
 
 	"github.com/sharechaos/sharechaos/faults"
 	"github.com/sharechaos/sharechaos/internal/history"
-	"github.com/sharechaos/sharechaos/internal/role"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
-	"github.com/sharechaos/sharechaos/workloads/worker"
 )
 
 // maxIncarnations bounds replacements per slot: a worker that keeps dying at
@@ -54,6 +52,8 @@ type Config struct {
 	// FreshID gives replacements a transactional id of their own.
 	FreshID  bool
 	Topology ctp.Topology
+	// Client is the workers' client (Clients; "": the default).
+	Client string
 }
 
 // Set runs a cell's worker processes and replaces each one that dies (a
@@ -217,7 +217,7 @@ func (ws *Set) launch(slot, inc int) error {
 	if err != nil {
 		return fmt.Errorf("launch worker %s: %w", cfg.Name(), err)
 	}
-	cmd, err := role.Command(worker.Role, path)
+	cmd, err := command(ws.Client, path)
 	if err != nil {
 		log.Close()
 		return fmt.Errorf("launch worker %s: %w", cfg.Name(), err)

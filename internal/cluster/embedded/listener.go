@@ -34,6 +34,6 @@ func advertisingListenFn(advertise map[string]string) func(network, address stri
 		if err != nil {
 			return nil, err
 		}
-		return advertisedListener{Listener: ln, advertised: advertised}, nil
+		return advertisedListener{Listener: javaCompatListener{ln}, advertised: advertised}, nil // javacompat.go
 	}
 }

@@ -1,0 +1,49 @@
+package ctp
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sharechaos/sharechaos/internal/clientcfg"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// TestWorkerConfigGolden keeps testdata/worker_config.golden.json equal to
+// the JSON the orchestrator writes for a worker (suites/workers.go: indented
+// json.Marshal of WorkerConfig); -update rewrites it. The Java worker's test
+// (clients/java/worker) parses this file and checks every field.
+func TestWorkerConfigGolden(t *testing.T) {
+	cfg := WorkerConfig{
+		Bootstrap: []string{"127.0.0.1:9092", "127.0.0.1:9093"}, Group: "sc-g", InputTopic: "sc-in", OutputTopic: "sc-out",
+		LedgerTopic: "sc-ledger", TransactionalID: "sc-w2", Mode: Transactional, Realization: RealizationLedger,
+		Consumer: ConsumerKgo, Slot: 2, Incarnation: 3, HistoryPath: "/tmp/h/w2.3.jsonl", MaxRecords: 10,
+		TxnTimeout: Duration(10 * time.Second), DeliveryTimeout: Duration(5 * time.Second), RequestTimeout: Duration(1500 * time.Millisecond),
+		Arm: Arm{Fault: "lock-expiry-during-txn", Point: PointBeforeCommit, Action: ActionStall, Batch: 4, Stall: Duration(17*time.Second + 500*time.Millisecond)},
+		Client: clientcfg.Config{Protocol: clientcfg.SASLSSL, Mechanism: clientcfg.MechScramSHA512, Username: "u",
+			CAFile: "/ca.pem", SkipHostnameCheck: true},
+		MemberTags: MemberTagsSend,
+	}
+	want, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "worker_config.golden.json")
+	if *updateGolden {
+		if err := os.WriteFile(path, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s is stale: run go test ./workloads/ctp -run TestWorkerConfigGolden -update\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
