@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sharechaos/sharechaos/docker"
+	"github.com/sharechaos/sharechaos/internal/cluster/docker"
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )

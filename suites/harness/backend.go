@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sharechaos/sharechaos/docker"
+	"github.com/sharechaos/sharechaos/internal/cluster/docker"
 	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/internal/cluster/embedded"
 	"github.com/sharechaos/sharechaos/internal/cluster/external"

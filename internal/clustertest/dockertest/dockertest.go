@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sharechaos/sharechaos/docker"
+	"github.com/sharechaos/sharechaos/internal/cluster/docker"
 )
 
 // Start starts a cluster of brokers named after name, or skips the test:

@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"errors"
+	"github.com/sharechaos/sharechaos/docker/images"
 	"maps"
 	"slices"
 	"strconv"
@@ -80,7 +81,7 @@ func TestKIP1289Image(t *testing.T) {
 		defer cancel()
 		cl := kip1289Client(t, c, keys)
 		if got := advertised(ctx, t, cl, keys); len(got) != 0 {
-			t.Errorf("stock Kafka %s advertises %v", KIP1289KafkaVersion, got)
+			t.Errorf("stock Kafka %s advertises %v", images.KIP1289KafkaVersion, got)
 		}
 		s, err := kip1289.Negotiate(ctx, cl, keys)
 		if err != nil {

@@ -2,7 +2,6 @@ package docker
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"log/slog"
 	"os"
@@ -11,29 +10,17 @@ import (
 	"time"
 
 	tclog "github.com/testcontainers/testcontainers-go/log"
+
+	"github.com/sharechaos/sharechaos/docker/images"
 )
-
-//go:embed images/kafka/version
-var kafkaVersionFile string
-
-// KafkaVersion is the Apache Kafka version our Kafka image carries
-// (docker/images/kafka/version, the one place that names it).
-var KafkaVersion = strings.TrimSpace(kafkaVersionFile)
-
-//go:embed images/kafka-kip1289/version
-var kip1289KafkaVersionFile string
-
-// KIP1289KafkaVersion is the Apache Kafka version the KIP-1289 image patches
-// (docker/images/kafka-kip1289/version; docs/KIP1289-ON-KAFKA.md says why).
-var KIP1289KafkaVersion = strings.TrimSpace(kip1289KafkaVersionFile)
 
 // The images docker/build-images.sh builds. KIP1289KafkaImage is Apache
 // Kafka with KIP-1289 built in; StockKIP1289KafkaImage is the stock image of
 // the same version, to compare it with.
 var (
-	KIP1289KafkaImage      = "sharechaos/kafka-kip1289:" + KIP1289KafkaVersion
-	StockKIP1289KafkaImage = "sharechaos/kafka:" + KIP1289KafkaVersion
-	DefaultKafkaImage      = "sharechaos/kafka:" + KafkaVersion
+	KIP1289KafkaImage      = "sharechaos/kafka-kip1289:" + images.KIP1289KafkaVersion
+	StockKIP1289KafkaImage = "sharechaos/kafka:" + images.KIP1289KafkaVersion
+	DefaultKafkaImage      = "sharechaos/kafka:" + images.KafkaVersion
 	DefaultToxiproxyImage  = "sharechaos/toxiproxy:2.12.0"
 )
 
