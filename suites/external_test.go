@@ -71,7 +71,7 @@ func TestExternalOnEmbedded(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := runMatrix(t, Options{Common: harness.Common{Backend: "external", Modes: []ctp.AckMode{ctp.Explicit}, Seed: 5,
-		External: harness.ExternalFlags{Bootstrap: strings.Join(c.Bootstrap(), ","), FaultHooks: hooks}},
+		Backends: harness.BackendFlags{External: harness.ExternalFlags{Bootstrap: strings.Join(c.Bootstrap(), ","), FaultHooks: hooks}}},
 		// 1000 records: at 300 a loaded machine's embedded cluster drained
 		// slow-network's cell before its trigger came (CI, never fired).
 		Scenarios: []string{"steady", "crash-after-commit", "broker-kill", "slow-network"}, Records: 1000})

@@ -153,7 +153,7 @@ func TestExternalSASLSSL(t *testing.T) {
 				scenarios = append(scenarios, "partial-produce-failure")
 			}
 			res := runMatrix(t, Options{Common: harness.Common{Backend: "external", Modes: []ctp.AckMode{ctp.Explicit}, Seed: 11,
-				External: harness.ExternalFlags{Bootstrap: bootstrap, ClientConfig: cfg}},
+				Backends: harness.BackendFlags{External: harness.ExternalFlags{Bootstrap: bootstrap, ClientConfig: cfg}}},
 				Scenarios: scenarios, Records: 200})
 			if len(res.Runs) != len(scenarios) {
 				t.Fatalf("cells: %d, want %d", len(res.Runs), len(scenarios))
@@ -201,7 +201,7 @@ func TestExternalSASLSSLRefused(t *testing.T) {
 			cfg := writeClientConfig(t, clientcfg.MechScramSHA256, "alice", tc.pass, tc.ca)
 			began := time.Now()
 			res, err := Run(context.Background(), Options{Common: harness.Common{Backend: "external", Modes: []ctp.AckMode{ctp.Explicit}, Seed: 1,
-				External: harness.ExternalFlags{Bootstrap: bootstrap, ClientConfig: cfg}, Out: filepath.Join(t.TempDir(), "run")},
+				Backends: harness.BackendFlags{External: harness.ExternalFlags{Bootstrap: bootstrap, ClientConfig: cfg}}, Out: filepath.Join(t.TempDir(), "run")},
 				Scenarios: []string{"steady"}, Records: 10})
 			took := time.Since(began)
 			if err != nil {

@@ -119,7 +119,7 @@ func (r *runState) startCluster(ctx context.Context) (cluster.Cluster, error) {
 	fmt.Fprintf(o.Progress, "sharechaos run: seed %d, backend %s (%s), run directory %s\n", o.Seed, b.Name, b.Why, o.Out)
 	r.res.Command = replayLine(o.Command, b.Name, o.Seed)
 	so, brokerNote, err := harness.StartOptionsFor(o.Common, b, harness.StartOptions{Brokers: o.Brokers, RunID: r.runID, Dir: o.Out, Lock: o.Lock,
-		TxnMaxTimeout: o.longestTxnTimeout(), Log: o.Log, External: o.External, KafkaImage: o.KafkaImage, BrokerJIT: o.BrokerJIT})
+		TxnMaxTimeout: o.longestTxnTimeout(), Log: o.Log, Flags: o.Backends})
 	if err != nil {
 		return nil, err
 	}

@@ -56,7 +56,7 @@ func Run(ctx context.Context, o Options) (result.Bench, error) {
 	choice := harness.ChooseBackend(ctx, o.Backend)
 	b.Backend, b.BackendWhy = choice.Name, choice.Why
 	so, brokerNote, err := harness.StartOptionsFor(o.Common, choice, harness.StartOptions{Brokers: o.Brokers, RunID: runID, Dir: o.Out,
-		Lock: harness.DefaultLock, Log: o.Log, External: o.External, KafkaImage: o.KafkaImage, BrokerJIT: o.BrokerJIT})
+		Lock: harness.DefaultLock, Log: o.Log, Flags: o.Backends})
 	if err != nil {
 		if created {
 			_ = os.RemoveAll(o.Out)

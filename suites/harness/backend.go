@@ -10,8 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sharechaos/sharechaos/internal/cluster/docker"
+	flag "github.com/spf13/pflag"
+
+	"github.com/sharechaos/sharechaos/docker/images"
 	"github.com/sharechaos/sharechaos/internal/cluster"
+	"github.com/sharechaos/sharechaos/internal/cluster/docker"
 	"github.com/sharechaos/sharechaos/internal/cluster/embedded"
 	"github.com/sharechaos/sharechaos/internal/cluster/external"
 )
@@ -28,12 +31,8 @@ type StartOptions struct {
 	Dir string
 	// Lock is the acquisition lock, for backends that set it broker-wide.
 	Lock time.Duration
-	// External is the external backend's settings (--bootstrap,
-	// --client-config, --fault-hooks); KafkaImage the docker backend's
-	// --kafka-image.
-	External   ExternalFlags
-	KafkaImage string
-	BrokerJIT  string
+	// Flags are the backends' own flags (each backend reads its part).
+	Flags BackendFlags
 	// Reference is the embedded backend's reference broker (zero: stock
 	// kfake); see Common.ChooseEmbeddedBroker.
 	Reference embedded.Reference
@@ -44,18 +43,64 @@ type StartOptions struct {
 	Log           *slog.Logger
 }
 
-// Backend is one way to get a cluster.
+// Backend is one way to get a cluster: one entry of the registry, which
+// --backend, its help, the backends' own flags and their check read.
 type Backend struct {
 	Name  string
 	About string
+	// Flags is the part of BackendFlags that is this backend's own (nil:
+	// it has none): registered on every command that takes --backend, and
+	// checked knowing whether this backend was chosen.
+	Flags func(*BackendFlags) backendFlags
 	Start func(ctx context.Context, o StartOptions) (cluster.Cluster, error)
 }
 
-// backends is the registry: a new backend is one package and one line here.
+// BackendFlags are the backends' own flags, a field per backend that has
+// any.
+type BackendFlags struct {
+	Docker   DockerFlags
+	External ExternalFlags
+}
+
+// backendFlags is one backend's flags.
+type backendFlags interface {
+	register(fs *flag.FlagSet)
+	// check refuses bad values, and values given for a backend that was
+	// not chosen where that matters.
+	check(chosen bool) error
+}
+
+// backends is the registry: a new backend is one package and one line here
+// (and its flags' type, if it has flags).
 var backends = map[string]Backend{
-	embedded.Name: {Name: embedded.Name, About: "franz-go's kfake in a child process behind in-process toxiproxy (nothing but Go needed)", Start: startEmbedded},
-	external.Name: {Name: external.Name, About: "a cluster the suite did not start (--bootstrap, --client-config, --fault-hooks)", Start: startExternal},
-	docker.Name:   {Name: docker.Name, About: "Apache Kafka 4.2.2 in containers, every link behind toxiproxy (needs a Docker engine and `make images`)", Start: startDocker},
+	embedded.Name: {Name: embedded.Name, About: "franz-go's kfake in a child process behind in-process toxiproxy (nothing but Go needed)",
+		Start: startEmbedded},
+	external.Name: {Name: external.Name, About: "a cluster the suite did not start (--bootstrap, --client-config, --fault-hooks)",
+		Flags: func(f *BackendFlags) backendFlags { return &f.External }, Start: startExternal},
+	docker.Name: {Name: docker.Name, About: "Apache Kafka " + images.KafkaVersion + " in containers, every link behind toxiproxy (needs a Docker engine and `make images`)",
+		Flags: func(f *BackendFlags) backendFlags { return &f.Docker }, Start: startDocker},
+}
+
+// registerBackendFlags registers every backend's own flags on fs.
+func registerBackendFlags(fs *flag.FlagSet, f *BackendFlags) {
+	for _, n := range BackendChoices()[1:] {
+		if b := backends[n]; b.Flags != nil {
+			b.Flags(f).register(fs)
+		}
+	}
+}
+
+// checkBackendFlags checks every backend's own flags; chosen is the
+// --backend given (auto chooses none yet).
+func checkBackendFlags(f BackendFlags, chosen string) error {
+	for _, n := range BackendChoices()[1:] {
+		if b := backends[n]; b.Flags != nil {
+			if err := b.Flags(&f).check(n == chosen); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // BackendChoices lists auto and every registered backend.
@@ -109,15 +154,6 @@ func StartBackend(ctx context.Context, ch Choice, o StartOptions) (cluster.Clust
 		return nil, fmt.Errorf("start %s cluster: %w", ch.Name, err)
 	}
 	return c, nil
-}
-
-func startDocker(ctx context.Context, o StartOptions) (cluster.Cluster, error) {
-	c, err := docker.Start(ctx, docker.Options{Brokers: o.Brokers, RunID: "sc-" + o.RunID, KafkaImage: o.KafkaImage, BrokerJIT: o.BrokerJIT,
-		LogDir: filepath.Join(o.Dir, "broker-logs"), Logger: o.Log})
-	if c == nil {
-		return nil, err
-	}
-	return c, err
 }
 
 func startEmbedded(ctx context.Context, o StartOptions) (cluster.Cluster, error) {

@@ -10,7 +10,6 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/sharechaos/sharechaos/bench"
-	"github.com/sharechaos/sharechaos/internal/cluster/docker"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
@@ -50,13 +49,11 @@ type Common struct {
 	Command  string
 	Progress io.Writer
 	Log      *slog.Logger
-	// External is the external backend's flags; KafkaImage the docker
-	// backend's; KeepTopics keeps each cell's topics, group and
-	// transactional ids (by default a cell deletes what it created).
-	External   ExternalFlags
-	KafkaImage string
-	// BrokerJIT is the docker backend's broker JIT (docker.JITC1, JITFull).
-	BrokerJIT  string
+	// Backends are the backends' own flags (--kafka-image, --bootstrap,
+	// ...: backend.go's registry); KeepTopics keeps each cell's topics,
+	// group and transactional ids (by default a cell deletes what it
+	// created).
+	Backends   BackendFlags
 	KeepTopics bool
 }
 
@@ -127,9 +124,6 @@ func (c Common) Validate() error {
 	if !slices.Contains(ctp.MemberTagChoices, c.MemberTags) {
 		return Usagef("--kip1289-member-tags %q: want send or omit", c.MemberTags)
 	}
-	if c.BrokerJIT != "" && !slices.Contains(docker.JITs, c.BrokerJIT) {
-		return Usagef("--broker-jit %q: want one of %v", c.BrokerJIT, docker.JITs)
-	}
 	if !slices.Contains(ctp.Consumers, c.Consumer) {
 		return Usagef("--consumer %q: want one of %v", c.Consumer, ctp.Consumers)
 	}
@@ -149,7 +143,7 @@ func (c Common) Validate() error {
 			return Usagef("--mode %q: given twice", m)
 		}
 	}
-	if err := c.External.validate(c.Backend); err != nil {
+	if err := checkBackendFlags(c.Backends, c.Backend); err != nil {
 		return err
 	}
 	if c.Brokers < 1 {
@@ -178,8 +172,6 @@ func (c *Common) Register(fs *flag.FlagSet, lists *CommonLists) {
 	fs.Var(&lists.Keys, "kip1289-keys", "API keys of AddShareAcksToTxn,TxnShareAcknowledge (unallocated upstream; default 12890,12891, placeholders)")
 	fs.Int64Var(&c.Seed, "seed", 0, "seed of every random choice (default: random, printed; replay a run with its seed)")
 	fs.StringVar(&c.Out, "out", "", "run directory (default: a new folder under ./runs/)")
-	c.External.register(fs)
-	fs.StringVar(&c.BrokerJIT, "broker-jit", docker.JITC1, "docker backend: the brokers' JIT, c1 (short-lived brokers on few cores: fastest) or full (HotSpot's C2 too, for latency figures beside a production JVM's)")
-	fs.StringVar(&c.KafkaImage, "kafka-image", "", "docker backend: the Kafka image to qualify (default $SHARECHAOS_KAFKA_IMAGE, else ours; docker/README.md says what an image must do)")
+	registerBackendFlags(fs, &c.Backends)
 	fs.BoolVar(&c.KeepTopics, "keep-topics", false, "keep each cell's topics, share group and transactional ids (default: a cell deletes what it created)")
 }

@@ -19,15 +19,16 @@ type ExternalFlags struct {
 }
 
 func (e *ExternalFlags) register(fs *flag.FlagSet) {
+	// (the backend registry registers them: backend.go)
 	fs.StringVar(&e.Bootstrap, "bootstrap", "", "external backend: the cluster's HOST:PORT,...")
 	fs.StringVar(&e.ClientConfig, "client-config", "", "external backend: client properties (security.protocol, sasl.mechanism, sasl.jaas.config, ssl.truststore.location as PEM ...), like Kafka's --command-config")
 	fs.StringVar(&e.FaultHooks, "fault-hooks", "", "external backend: YAML file of commands the faults run (kill, start, restart, pause, resume, isolate, disconnect, latency, heal; examples/hooks/)")
 }
 
-// validate checks the flags against the backend, and reads the files now so
+// check checks the flags against the backend, and reads the files now so
 // that a bad one is a usage error naming it before anything runs.
-func (e ExternalFlags) validate(backend string) error {
-	if backend != external.Name {
+func (e ExternalFlags) check(chosen bool) error {
+	if !chosen {
 		if e != (ExternalFlags{}) {
 			return Usagef("--bootstrap, --client-config and --fault-hooks go with --backend external")
 		}
@@ -72,7 +73,7 @@ func (e ExternalFlags) options() (external.Options, error) {
 }
 
 func startExternal(ctx context.Context, o StartOptions) (cluster.Cluster, error) {
-	eo, err := o.External.options()
+	eo, err := o.Flags.External.options()
 	if err != nil {
 		return nil, err
 	}
