@@ -172,29 +172,45 @@ func TestRunPlansRowsOverlapOutsideTheirFaults(t *testing.T) {
 }
 
 // TestRunPlansWaitsForEveryRow: a row of N/A cells (they exit before
-// joining) finishes at once; runPlans still returns only after the row
-// before it finished its teardown (its deletions must be counted before the
+// joining) finishes at once, and the row after it still runs (an N/A row
+// whose share never ended held the next row forever: the embedded nightly
+// hung after broker-kill); runPlans returns only after the row before the
+// N/A one finished its teardown (its deletions must be counted before the
 // run closes the cluster).
 func TestRunPlansWaitsForEveryRow(t *testing.T) {
 	act := faults.Mechanism{Scope: faults.ScopeShared, Act: func(context.Context, faults.Env) error { return nil }}
 	a := scenarios.Scenario{Name: "row-a", Cluster: &scenarios.ClusterFault{Mechanism: act}}
 	b := scenarios.Scenario{Name: "row-b", Cluster: &scenarios.ClusterFault{Mechanism: act}}
-	plans := []cell.Plan{{Index: 0, Scenario: a, Repeat: 1}, {Index: 1, Scenario: b, Repeat: 1}}
-	var finishedA atomic.Bool
+	c := scenarios.Scenario{Name: "row-c", Cluster: &scenarios.ClusterFault{Mechanism: act}}
+	plans := []cell.Plan{{Index: 0, Scenario: a, Repeat: 1}, {Index: 1, Scenario: b, Repeat: 1}, {Index: 2, Scenario: c, Repeat: 1}}
+	var finishedA, ranC atomic.Bool
 	run := func(p cell.Plan) {
 		if p.Scenario.Name == "row-b" {
 			cell.LeaveShare(p.Share, p.Index) // N/A: never joins
 			return
 		}
 		walkShare(t, p.Share, p.Index, fmt.Sprintf("c%d", p.Index))
+		if p.Scenario.Name == "row-c" {
+			ranC.Store(true)
+			return
+		}
 		time.Sleep(100 * time.Millisecond) // teardown
 		finishedA.Store(true)
 	}
 	share := func(row []cell.Plan) *cell.Share {
 		return cell.NewShare(row[0].Scenario, nil, 1, row[0].Seed, len(row))
 	}
-	runPlans(context.Background(), 4, plans, share, func() {}, run)
-	if !finishedA.Load() {
-		t.Fatal("runPlans returned while row-a's cell was still tearing down")
+	done := make(chan struct{})
+	go func() {
+		runPlans(context.Background(), 4, plans, share, func() {}, run)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("runPlans hung: the row after a row of N/A cells never ran")
+	}
+	if !finishedA.Load() || !ranC.Load() {
+		t.Fatalf("row-a finished %v, row-c ran %v", finishedA.Load(), ranC.Load())
 	}
 }
