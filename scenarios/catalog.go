@@ -63,7 +63,7 @@ func rows() []Scenario {
 		// Not in ORACLE.md's tables: no fault at all, so every mode must show
 		// nothing (implicit loses only after an abort, and nothing aborts).
 		{Name: "steady", Case: "baseline", About: "no fault: the baseline every mode must pass with nothing lost or duplicated",
-			Expect: exactlyOnceElse(nothing, nothing)},
+			Expect: exactlyOnceElse(nothing, nothing), SpansPartitions: true},
 
 		// Case 1: "no output; records released at once and reprocessed; no
 		// loss, no dup" in every mode ("same"); implicit: see
@@ -92,7 +92,7 @@ func rows() []Scenario {
 		{Name: "crash-after-acks", Case: "3", About: "SIGKILL after the acks went into the transaction, before commit (the case KIP-1289 exists for)",
 			Worker:   &WorkerFault{Point: ctp.PointAfterAcks, Action: ctp.ActionKill},
 			Expect:   exactlyOnceElse(noTxnAcksFor("crash-after-acks"), noTxnAcksFor("crash-after-acks")),
-			Evidence: []Evidence{firedAt(string(ctp.PointAfterAcks)), redelivered}},
+			Evidence: []Evidence{firedAt(string(ctp.PointAfterAcks)), redelivered}, SpansPartitions: true},
 
 		// Case 4b: transactional "no dup (the acks were in the txn)"; explicit
 		// "duplicates expected: the window KIP-1289 closes; counted, allowed";
@@ -243,7 +243,7 @@ func rows() []Scenario {
 		{Name: "coordinator-crash-after-endtxn", Case: "4", About: "EndTxn answered, WriteTxnMarkers held by the Kafka-aware toxic, the coordinator's broker killed and restarted",
 			Cluster: &ClusterFault{Mechanism: faults.CoordinatorCrashAfterEndTxn}, Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
 			Evidence: []Evidence{firedAt(faults.PointAfterEndTxn), healed},
-			Requires: failover},
+			Requires: failover, SpansPartitions: true},
 
 		// "no loss, no dup" / "no loss; dup allowed" / "as broker-kill".
 		{Name: "share-state-leader-kill", Case: "beyond", About: "SIGKILL the leader of the __share_group_state partition that holds an input partition's state",

@@ -1,9 +1,11 @@
 package scenarios
 
 import (
+	"slices"
 	"time"
 
 	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
 
 // Pending-lock policies of the reference broker (--kip1289-pending-lock):
@@ -29,6 +31,8 @@ type Conditions struct {
 	PendingLock string
 	// Lock is the acquisition lock the cell ran with.
 	Lock time.Duration
+	// Shape is the cell's (zero when unknown: an older stored run).
+	Shape Shape
 }
 
 // EvidenceFor is what a cell of this row must show: the row's Evidence, or,
@@ -36,11 +40,21 @@ type Conditions struct {
 // EvidenceUnder, that policy's. The evidence must fit what the broker can
 // do: under hold, a row whose evidence is a second acquisition while the
 // first transaction was open could never show it.
+//
+// A row whose guarantee depends on transactions that span share-partitions
+// (SpansPartitions) also needs one in a native cell, whose consumer asks
+// every leader at once, when the cell had two partitions on two brokers at
+// least: one broker hands a poll one partition's records while it has
+// enough of them.
 func (s Scenario) EvidenceFor(mode ctp.AckMode, realization string, c Conditions) []Evidence {
-	if mode == ctp.Transactional && realization == ctp.RealizationNative {
-		if ev, ok := s.EvidenceUnder[c.PendingLock]; ok {
-			return ev
+	ev := s.Evidence
+	if mode == ctp.Transactional && kip1289.BrokerSettles(realization) {
+		if under, ok := s.EvidenceUnder[c.PendingLock]; ok {
+			ev = under
+		}
+		if s.SpansPartitions && c.Shape.Partitions >= 2 && c.Shape.Brokers >= 2 {
+			ev = append(slices.Clone(ev), acksSpanned)
 		}
 	}
-	return s.Evidence
+	return ev
 }

@@ -405,3 +405,30 @@ func beganAt(a armed, ts int64) string {
 	}
 	return "at " + a.at(ts)
 }
+
+// acksSpanned: a transaction's acks (txn-acks ok) covered records of two
+// share-partitions or more (Scenario.SpansPartitions).
+var acksSpanned = Evidence{Name: "a transaction whose acks spanned share-partitions",
+	Missing: "no transaction put acks of two share-partitions or more into itself, so a broker that handles only one partition of a transaction would pass",
+	Find: func(h history.History, _ Conditions) (bool, string) {
+		n, first := 0, ""
+		for _, e := range h {
+			if e.F != history.FTxnAcks || e.Type != history.OK {
+				continue
+			}
+			parts := map[int32]bool{}
+			for _, r := range e.Records {
+				parts[r.Partition] = true
+			}
+			if len(parts) >= 2 {
+				if n == 0 {
+					first = fmt.Sprintf("%s txn %d (%d partitions)", e.Worker, e.Txn, len(parts))
+				}
+				n++
+			}
+		}
+		if n == 0 {
+			return false, ""
+		}
+		return true, fmt.Sprintf("%d transactions, the first %s", n, first)
+	}}

@@ -152,3 +152,38 @@ func TestHeldAcrossAcksEvidenceImplicit(t *testing.T) {
 		t.Fatalf("missing %q", missing.Name)
 	}
 }
+
+// TestAcksSpannedEvidence: a native cell of a row that needs transactions
+// spanning share-partitions must show one when its shape allows it; the
+// ledger, a one-partition or one-broker shape, and rows that do not need it
+// are not asked.
+func TestAcksSpannedEvidence(t *testing.T) {
+	steady, _ := Lookup("steady")
+	shape := Shape{Partitions: 4, Brokers: 3}
+	acks := func(parts ...int32) history.Event {
+		e := ev(1, "w1.1", history.OK, history.FTxnAcks)
+		for _, p := range parts {
+			e.Records = append(e.Records, history.Rec{ID: "r", Partition: p, Delivery: 1})
+		}
+		return e
+	}
+	native := func(c Conditions) []Evidence { return steady.EvidenceFor(ctp.Transactional, ctp.RealizationNative, c) }
+	if ev := native(Conditions{Shape: shape}); len(ev) != 1 {
+		t.Fatalf("steady, native, 4 partitions on 3 brokers: evidence %v, want the spanning transaction", ev)
+	}
+	if _, missing := Show(native(Conditions{Shape: shape}), history.History{acks(0, 0), acks(1)}, Conditions{}); missing == nil {
+		t.Error("single-partition transactions accepted as spanning")
+	}
+	notes, missing := Show(native(Conditions{Shape: shape}), history.History{acks(0), acks(2, 3)}, Conditions{})
+	if missing != nil || !strings.Contains(strings.Join(notes, ""), "1 transactions, the first w1.1 txn 0 (2 partitions)") {
+		t.Errorf("a spanning transaction not found: notes %v, missing %v", notes, missing)
+	}
+	for _, c := range []Conditions{{Shape: Shape{Partitions: 1, Brokers: 3}}, {Shape: Shape{Partitions: 4, Brokers: 1}}, {}} {
+		if ev := native(c); len(ev) != 0 {
+			t.Errorf("shape %+v: evidence %v, want none (it cannot span)", c.Shape, ev)
+		}
+	}
+	if ev := steady.EvidenceFor(ctp.Transactional, ctp.RealizationLedger, Conditions{Shape: shape}); len(ev) != 0 {
+		t.Errorf("ledger: evidence %v, want none", ev)
+	}
+}

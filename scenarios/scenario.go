@@ -55,6 +55,12 @@ type Scenario struct {
 	// Requires is the least shape (workers, partitions, batch, brokers) the
 	// row's cells need; a cell with less is N/A, naming it (NAReason).
 	Requires ShapeNeed
+	// SpansPartitions: what the row proves depends on transactions whose
+	// acks span share-partitions (a broker that commits only the first
+	// partition's acks must not pass it), so where the realization puts the
+	// acks into the transaction and the shape allows it, the cell must
+	// show such a transaction (EvidenceFor).
+	SpansPartitions bool
 }
 
 // WorkerFault is a fault the armed worker fires itself, at its point.

@@ -124,7 +124,9 @@ func (r *run) judge(cell *result.Cell, obs *ctp.Observation) {
 		cell.Notes = append(cell.Notes, err.Error())
 	}
 	r.phases.begin(result.PhaseCheck)
-	judge.Cell(cell, *obs, r.plan.Scenario, r.s.Conditions)
+	conds := r.s.Conditions
+	conds.Shape = r.s.Shape(r.env.Cluster)
+	judge.Cell(cell, *obs, r.plan.Scenario, conds)
 	rep := r.inject.report()
 	r.timePhases(cell, obs.History, rep)
 	if rep != nil {

@@ -158,6 +158,7 @@ func RecheckWith(dir string, cat scenarios.Catalog) (result.Result, []string, er
 		res, unfinished = AddUnfinished(res, sp)
 	}
 	conds, shape := runConditions(res.Config), runShape(res)
+	conds.Shape = shape
 	for i, c := range res.Runs {
 		nc := recheckCell(dir, c, cat, conds, shape)
 		if nc.Verdict != c.Verdict || nc.Counts != c.Counts {

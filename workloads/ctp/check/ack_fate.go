@@ -6,6 +6,7 @@ import (
 
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
 
 // ackFate is what became of a record's ack at the worker whose transaction
@@ -56,7 +57,7 @@ const (
 // native reports whether the cell ran the native realization, whose acks
 // go inside the transaction and never after it.
 func (s *state) native() bool {
-	return s.obs.Mode == ctp.Transactional && s.obs.Realization == ctp.RealizationNative
+	return s.obs.Mode == ctp.Transactional && kip1289.BrokerSettles(s.obs.Realization)
 }
 
 // ackFateAfter derives the fate of id's ack after t committed. events are

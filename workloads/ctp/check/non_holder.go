@@ -7,6 +7,7 @@ import (
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
 
 // staleAck is a committed transactional ack of a record by a worker whose
@@ -42,7 +43,7 @@ type staleAck struct {
 // not apply there.
 func checkAckedByNonHolder(s *state) *part {
 	p := newPart()
-	if s.obs.Mode != ctp.Transactional || s.obs.Realization != "native" {
+	if s.obs.Mode != ctp.Transactional || !kip1289.BrokerSettles(s.obs.Realization) {
 		return p
 	}
 	type polled struct {

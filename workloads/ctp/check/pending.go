@@ -7,6 +7,7 @@ import (
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
 
 // pendingRedelivery is a record acquired by a second worker while the first
@@ -37,7 +38,7 @@ type pendingRedelivery struct {
 // and zombie-fenced), before that worker's first poll.
 func checkRedeliveredWhilePending(s *state) *part {
 	p := newPart()
-	if s.obs.Mode != ctp.Transactional || s.obs.Realization != "native" {
+	if s.obs.Mode != ctp.Transactional || !kip1289.BrokerSettles(s.obs.Realization) {
 		return p
 	}
 	// The windows of one id form a chain through next (index+1, 0 ends it),
