@@ -37,20 +37,19 @@ func Cell(cell *result.Cell, obs ctp.Observation, s scenarios.Scenario, conds sc
 		cell.Notes = append(cell.Notes, note)
 	}
 	noteShareStart(cell, obs)
-	if !s.HasFault() {
-		return
-	}
-	cell.Fault.Fired, cell.Fault.Times = false, nil
-	for _, e := range obs.History {
-		if e.F == history.FFaultFired {
-			cell.Fault.Fired = true
-			cell.Fault.Times = append(cell.Fault.Times, time.Unix(0, e.TS).UTC())
+	if s.HasFault() {
+		cell.Fault.Fired, cell.Fault.Times = false, nil
+		for _, e := range obs.History {
+			if e.F == history.FFaultFired {
+				cell.Fault.Fired = true
+				cell.Fault.Times = append(cell.Fault.Times, time.Unix(0, e.TS).UTC())
+			}
 		}
 	}
 	if cell.Verdict != verdict.Pass {
 		return
 	}
-	if !cell.Fault.Fired {
+	if s.HasFault() && !cell.Fault.Fired {
 		cell.Verdict = verdict.Unknown
 		cell.Reason = "the fault " + cell.Fault.Name + " never fired, so the cell tested nothing"
 		if s.Cluster != nil {

@@ -96,3 +96,72 @@ func TestJudgeCellLoadAfterTheFiring(t *testing.T) {
 		}
 	}
 }
+
+// nativeSteady is a clean native cell of r-0..3 in two transactions; with
+// spanning, each transaction's acks cover partitions 0 and 1, else each one
+// partition.
+func nativeSteady(spanning bool) ctp.Observation {
+	c := &loadCell{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixNano(), obs: ctp.Observation{
+		Mode: ctp.Transactional, Realization: ctp.RealizationNative, InputTopic: "in", DeliveryLimit: 10,
+		ShareStart: map[int32]int64{0: 2, 1: 2}, InputEnd: map[int32]int64{0: 2, 1: 2},
+	}}
+	part := func(i int) int32 { return int32(i % 2) }
+	offset := func(i int) int64 { return int64(i / 2) }
+	if !spanning {
+		part = func(i int) int32 { return int32(i / 2) }
+		offset = func(i int) int64 { return int64(i % 2) }
+	}
+	for i := range 4 {
+		c.obs.Inputs = append(c.obs.Inputs, ctp.Input{ID: ctp.InputID(i), Partition: part(i), Offset: offset(i)})
+	}
+	c.add(history.Event{Worker: "w1.1", Type: history.Info, F: history.FStart, Realization: ctp.RealizationNative,
+		Attrs: map[string]string{"transactional_id": "t-w1"}})
+	for seq, ids := range [][]int{{0, 1}, {2, 3}} {
+		var recs []history.Rec
+		var keys []string
+		for _, i := range ids {
+			recs = append(recs, history.Rec{ID: ctp.InputID(i), Partition: part(i), Offset: offset(i), Delivery: 1})
+			keys = append(keys, ctp.InputID(i))
+			c.obs.Outputs = append(c.obs.Outputs, ctp.Output{Key: ctp.InputID(i), Value: ctp.Transform(ctp.Payload(ctp.InputID(i))),
+				Src: ctp.Src("in", part(i), offset(i)), Worker: "w1.1", Txn: int64(seq + 1), Offset: int64(i)})
+		}
+		txn := int64(seq + 1)
+		for _, e := range []history.Event{
+			{Type: history.OK, F: history.FPoll, Records: recs},
+			{Type: history.OK, F: history.FBegin, Txn: txn},
+			{Type: history.OK, F: history.FSend, Txn: txn, IDs: keys},
+			{Type: history.OK, F: history.FTxnAcks, Txn: txn, Records: recs},
+			{Type: history.Invoke, F: history.FCommit, Txn: txn, Records: recs},
+			{Type: history.OK, F: history.FCommit, Txn: txn, Records: recs},
+		} {
+			e.Worker = "w1.1"
+			c.add(e)
+		}
+	}
+	c.add(history.Event{Worker: "w1.1", Type: history.Info, F: history.FStop})
+	return c.obs
+}
+
+// The steady row's native cells must show a transaction whose acks spanned
+// share-partitions where the shape allows one (a broker that commits only
+// the first partition's acks passes cells without): must pass with one,
+// must be UNKNOWN without, and is not asked on one broker.
+func TestJudgeCellSpanningAcks(t *testing.T) {
+	s, _ := scenarios.Lookup("steady")
+	shape := scenarios.Conditions{Shape: scenarios.Shape{Partitions: 2, Brokers: 3}}
+	for _, tc := range []struct {
+		spanning bool
+		conds    scenarios.Conditions
+		want     verdict.Verdict
+	}{
+		{true, shape, verdict.Pass},
+		{false, shape, verdict.Unknown},
+		{false, scenarios.Conditions{Shape: scenarios.Shape{Partitions: 2, Brokers: 1}}, verdict.Pass},
+	} {
+		cell := result.Cell{Scenario: s.Name, Mode: string(ctp.Transactional), Realization: ctp.RealizationNative}
+		Cell(&cell, nativeSteady(tc.spanning), s, tc.conds)
+		if cell.Verdict != tc.want || (tc.want == verdict.Unknown && !strings.Contains(cell.Reason, "acks spanned share-partitions")) {
+			t.Errorf("spanning %v, shape %+v: %s (%s), want %s", tc.spanning, tc.conds.Shape, cell.Verdict, cell.Reason, tc.want)
+		}
+	}
+}
