@@ -3,13 +3,10 @@ package history
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+	"github.com/sharechaos/sharechaos/internal/golden"
+)
 
 // goldenEvents cover every field of Event, omitempty, sorted attrs and the
 // string escapes of encoding/json (HTML-unsafe characters, control
@@ -44,17 +41,5 @@ func TestGoldenEvents(t *testing.T) {
 		want.Write(b)
 		want.WriteByte('\n')
 	}
-	path := filepath.Join("testdata", "events.golden.jsonl")
-	if *update {
-		if err := os.WriteFile(path, want.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want.Bytes()) {
-		t.Fatalf("%s is stale: run go test ./internal/history -run TestGoldenEvents -update\ngot:\n%s\nwant:\n%s", path, got, want.Bytes())
-	}
+	golden.Check(t, "events.golden.jsonl", want.Bytes(), "go test ./internal/history -run TestGoldenEvents")
 }

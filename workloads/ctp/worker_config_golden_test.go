@@ -1,18 +1,13 @@
 package ctp
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
+	"github.com/sharechaos/sharechaos/internal/golden"
 	"testing"
 	"time"
 
 	"github.com/sharechaos/sharechaos/internal/clientcfg"
 )
-
-var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // TestWorkerConfigGolden keeps testdata/worker_config.golden.json equal to
 // the JSON the orchestrator writes for a worker (suites/workers.go: indented
@@ -33,17 +28,5 @@ func TestWorkerConfigGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", "worker_config.golden.json")
-	if *updateGolden {
-		if err := os.WriteFile(path, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is stale: run go test ./workloads/ctp -run TestWorkerConfigGolden -update\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	golden.Check(t, "worker_config.golden.json", want, "go test ./workloads/ctp -run TestWorkerConfigGolden")
 }

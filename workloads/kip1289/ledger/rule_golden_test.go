@@ -1,16 +1,11 @@
 package ledger
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
+	"github.com/sharechaos/sharechaos/internal/golden"
 	"slices"
 	"testing"
 )
-
-var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // ruleCase is one decision of the ledger rule, as data: committed entries
 // applied in ledger order, then the batch's pre-check (Committed) and its
@@ -74,17 +69,5 @@ func TestRuleGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = append(want, '\n')
-	path := filepath.Join("testdata", "rule_cases.golden.json")
-	if *updateGolden {
-		if err := os.WriteFile(path, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is stale: run go test ./workloads/kip1289/ledger -run TestRuleGolden -update\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	golden.Check(t, "rule_cases.golden.json", want, "go test ./workloads/kip1289/ledger -run TestRuleGolden")
 }
