@@ -1,7 +1,9 @@
-// Package suites is the chaos runner: it builds the cluster, runs each cell
-// (scenario x mode x backend x realization x repeat) through setup, seeding,
-// load and fault, drain, check, and hands the results to the report writers.
-// The bench is suites/benchrun; what both share is suites/harness.
+// Package suites is the chaos runner's order (run.go): it validates the
+// options, starts the cluster, plans the cells (scenario x mode x backend x
+// realization x repeat), runs them (schedule.go: the pool, then each cluster
+// fault's row; one cell is suites/cell's pipeline), and has the run judged
+// and written (suites/judge). The bench is suites/benchrun; what both share
+// is suites/harness.
 package suites
 
 import (
