@@ -51,7 +51,7 @@ func Run(ctx context.Context, env Env, s Settings, plan Plan) (cell result.Cell)
 	started := time.Now()
 	s, loadNote := s.WithLoad(plan.Scenario)
 	r := &run{env: env, s: s, plan: plan, rng: rand.New(rand.NewPCG(uint64(plan.Seed), uint64(plan.Index)))}
-	defer plan.Share.exit(r)
+	defer plan.Share.exit(ctx, r)
 	cell = r.stub(loadNote)
 	defer func() { cell.DurationS = time.Since(started).Seconds() }()
 	if why := plan.Scenario.NAReason(plan.Mode, plan.Realization, env.Cluster, s.Shape(env.Cluster)); why != "" {

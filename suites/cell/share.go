@@ -176,7 +176,7 @@ func (f *Share) drainedAndWait(r *run) (faults.Report, error) {
 
 // exit says r stopped; every step it did not reach counts as passed. A nil
 // Share (a cell that shares nothing) does nothing.
-func (f *Share) exit(r *run) {
+func (f *Share) exit(ctx context.Context, r *run) {
 	if f == nil {
 		return
 	}
@@ -184,7 +184,7 @@ func (f *Share) exit(r *run) {
 	// A row whose cells all stop before joining (N/A on this backend) still
 	// ends: the coordinator finds nobody to serve and closes done, which
 	// the next row waits for (HealedAndDrained).
-	f.coordinate.Do(func() { go f.coordinator(context.Background(), context.Background()) })
+	f.coordinate.Do(func() { go f.coordinator(context.WithoutCancel(ctx), ctx) })
 }
 
 // HealedAndDrained is closed once the injection healed and every cell

@@ -58,7 +58,7 @@ func TestFaultShareOneInjectionForTheRow(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			ctx := context.Background()
-			defer f.exit(m)
+			defer f.exit(context.Background(), m)
 			if err := f.join(ctx, m); err != nil {
 				t.Error(err)
 				return
@@ -103,7 +103,7 @@ func TestFaultShareCellThatStopsEarly(t *testing.T) {
 	early, late := testMember(t, 0, "c0"), testMember(t, 1, "c1")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	f.exit(early)
+	f.exit(ctx, early)
 	if err := f.join(ctx, late); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestFaultShareCellThatStopsEarly(t *testing.T) {
 	if _, err := f.drainedAndWait(late); err != nil {
 		t.Fatal(err)
 	}
-	f.exit(late)
+	f.exit(ctx, late)
 	if acts.Load() != 1 {
 		t.Fatalf("acts %d, want 1", acts.Load())
 	}

@@ -22,7 +22,7 @@ func WalkShare(ctx context.Context, f *Share, index int, prefix, dir string) err
 		return err
 	}
 	defer m.timeline.Close()
-	defer f.exit(m)
+	defer f.exit(ctx, m)
 	if err := f.join(ctx, m); err != nil {
 		return err
 	}
@@ -33,7 +33,7 @@ func WalkShare(ctx context.Context, f *Share, index int, prefix, dir string) err
 
 // LeaveShare says a member that never joined (an N/A cell) stopped.
 func LeaveShare(f *Share, index int) {
-	f.exit(&run{plan: Plan{Index: index}})
+	f.exit(context.Background(), &run{plan: Plan{Index: index}})
 }
 
 // shareMember is a run with what a Share touches.
