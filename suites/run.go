@@ -79,6 +79,13 @@ func Run(ctx context.Context, opts Options) (result.Result, error) {
 	}
 	defer closeCluster()
 	res.Cluster = harness.DescribeCluster(ctx, c, o.Common)
+	if so.PendingLock != "" && res.Cluster.KIP1289Advertised {
+		// A Kafka image with KIP-1289 built in, started with
+		// kip1289.pending.lock: its native cells are judged under that
+		// policy, as the reference broker's are.
+		o.pendingLock = so.PendingLock
+		res.Config[configPendingLock] = o.pendingLock
+	}
 	settings, err := harness.CheckBrokerSettings(ctx, c, o.Lock, o.TxnTimeout)
 	for k, v := range settings {
 		res.Config["broker:"+k] = v
