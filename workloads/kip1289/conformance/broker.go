@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -50,4 +51,8 @@ type Broker struct {
 	LockPerGroup bool
 	// ClientOpts are added to every client the cases build.
 	ClientOpts []kgo.Opt
+	// Restart stops the broker gracefully and starts it again on the same
+	// data, returning once it answers: the failover one broker can have (its
+	// share-partitions load again from the share coordinator).
+	Restart func(ctx context.Context) error
 }

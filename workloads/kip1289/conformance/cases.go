@@ -51,6 +51,10 @@ var Cases = []Case{
 	{Name: "two-txns-same-record", Settings: long, Run: twoTxnsSameRecord},
 	{Name: "pending-lock-hold", Settings: Settings{Policy: PolicyHold, Lock: ShortLock}, Run: pendingLockHold},
 	{Name: "pending-lock-expire", Settings: Settings{Policy: PolicyExpire, Lock: ShortLock}, Run: pendingLockExpire},
+	// Restarts last: the broker they share comes back on new connections.
+	{Name: "pending-survives-restart-then-commit", Settings: long, Run: restartThenCommit},
+	{Name: "pending-survives-restart-commit-before-load", Settings: long, Run: restartCommitBeforeLoad},
+	{Name: "pending-survives-restart-then-abort", Settings: long, Run: restartThenAbort},
 }
 
 // acquireTimeout bounds a member's wait for records it should get at once.
@@ -533,4 +537,110 @@ func pendingLockExpire(ctx context.Context, e *Env) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return checkMaterialized(ctx, e, a, offsets)
+}
+
+// stageAndRestart stages a's records in an open transaction, then restarts
+// the broker: the share-partition loads again, from what was persisted.
+func stageAndRestart(ctx context.Context, e *Env) (a *Member, t *Txn, offsets []int64, err error) {
+	if e.Broker.Restart == nil {
+		return nil, nil, nil, fmt.Errorf("broker %s cannot restart", e.Broker.Kind)
+	}
+	if a, offsets, err = setup(ctx, e, 3); err != nil {
+		return
+	}
+	if t, err = begin(ctx, e, "t", 0); err != nil {
+		return
+	}
+	if err = want("stage", t.EnlistAndAck(ctx, kip1289.AckAccept, a.Tags(), offsets...), nil); err != nil {
+		return
+	}
+	if err = e.Broker.Restart(ctx); err != nil {
+		err = fmt.Errorf("restart: %w", err)
+	}
+	return
+}
+
+// While the acks are pending across the restart nobody gets the records; the
+// commit after the share-partition loaded again materializes them (the
+// pending set was persisted, restored as pending, settled by the live marker).
+func restartThenCommit(ctx context.Context, e *Env) error {
+	a, t, offsets, err := stageAndRestart(ctx, e)
+	if err != nil {
+		return err
+	}
+	recs, err := a.PollFor(ctx, 3*time.Second) // loads the share-partition again
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if slices.Contains(offsets, r.Offset) {
+			return fmt.Errorf("offset %d delivered again (delivery %d) while its ack was pending across the restart", r.Offset, r.DeliveryCount)
+		}
+	}
+	if err := t.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return checkMaterialized(ctx, e, a, offsets)
+}
+
+// The commit's marker reaches the partition before anyone loads the
+// share-partition again; the load finds the outcome (Kafka: in the log, from
+// the persisted stage offset) and materializes the acks.
+func restartCommitBeforeLoad(ctx context.Context, e *Env) error {
+	a, t, offsets, err := stageAndRestart(ctx, e)
+	if err != nil {
+		return err
+	}
+	if err := t.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return checkMaterialized(ctx, e, a, offsets)
+}
+
+// An abort after the restart returns the records: they are delivered again.
+func restartThenAbort(ctx context.Context, e *Env) error {
+	a, t, offsets, err := stageAndRestart(ctx, e)
+	if err != nil {
+		return err
+	}
+	if _, err := a.PollFor(ctx, time.Second); err != nil {
+		return err
+	}
+	if err := t.Abort(ctx); err != nil {
+		return fmt.Errorf("abort: %w", err)
+	}
+	return checkRedelivered(ctx, a, offsets)
+}
+
+// checkRedelivered: offsets are delivered again, as delivery 2: a releases
+// them if they came back to it (the reference broker returns a record to its
+// holder while its lock runs), or acquires them if they came back AVAILABLE (a
+// restored entry has no holder).
+func checkRedelivered(ctx context.Context, a *Member, offsets []int64) error {
+	var got []*shareconsumer.Record
+	err := Eventually(ctx, 20*time.Second, func() error {
+		_ = a.PlainAck(ctx, shareconsumer.Release, offsets...)
+		recs, err := a.PollFor(ctx, 500*time.Millisecond)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			if slices.Contains(offsets, r.Offset) && !slices.ContainsFunc(got, func(g *shareconsumer.Record) bool { return g.Offset == r.Offset }) {
+				got = append(got, r)
+			}
+		}
+		if len(got) < len(offsets) {
+			return fmt.Errorf("delivered again: %v of %v", offsetsOf(got), offsets)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("records not returned: %w", err)
+	}
+	for _, r := range got {
+		if r.DeliveryCount != 2 {
+			return fmt.Errorf("offset %d came back as delivery %d, want 2", r.Offset, r.DeliveryCount)
+		}
+	}
+	return nil
 }

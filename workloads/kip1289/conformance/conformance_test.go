@@ -109,7 +109,8 @@ func refTarget(t *testing.T) *target {
 			if err != nil {
 				t.Fatalf("start the reference broker: %v", err)
 			}
-			return conformance.Broker{Kind: conformance.Reference, Settings: s, Bootstrap: cl.Bootstrap()},
+			return conformance.Broker{Kind: conformance.Reference, Settings: s, Bootstrap: cl.Bootstrap(),
+					Restart: cl.RestartGraceful},
 				func() { _ = cl.Close(context.Background()) }
 		},
 		broker: map[string]conformance.Broker{},
@@ -149,7 +150,9 @@ func kafkaTarget(t *testing.T) *target {
 				t.Fatalf("start the patched Kafka: %v", err)
 			}
 			t.Logf("patched Kafka (pending lock %s) started in %v", s.Policy, c.StartTime().Round(time.Millisecond))
-			return conformance.Broker{Kind: conformance.Kafka, Settings: s, Bootstrap: c.Bootstrap(), LockPerGroup: true},
+			restart := func(ctx context.Context) error { return c.Restart(ctx, c.Nodes()[0]) }
+			return conformance.Broker{Kind: conformance.Kafka, Settings: s, Bootstrap: c.Bootstrap(), LockPerGroup: true,
+					Restart: restart},
 				func() {
 					if err := c.Close(context.Background()); err != nil {
 						fmt.Fprintf(os.Stderr, "close cluster %s: %v\n", runID, err)

@@ -1,5 +1,7 @@
 package kafka.server.share;
 
+import io.github.sharechaos.kip1289.persist.PendingSet;
+
 import org.apache.kafka.server.share.acknowledge.ShareAcknowledgementBatch;
 import org.apache.kafka.server.share.fetch.RecordState;
 
@@ -21,7 +23,7 @@ import java.util.List;
 final class Kip1289PendingEntry {
 
     /** An acknowledgement whose record the lock policy `expire` released while it was pending. */
-    record LapsedAck(long firstOffset, long lastOffset, RecordState tentativeState) {
+    record LapsedAck(long firstOffset, long lastOffset, RecordState tentativeState, short deliveryCount) {
     }
 
     final Kip1289SharePartitionHandle sharePartition;
@@ -29,18 +31,38 @@ final class Kip1289PendingEntry {
     final long producerId;
     final short producerEpoch;
     final long stageOffset;
+    /**
+     * Restored by a new leader (Kip1289Restore): its records were ACQUIRED by
+     * nobody under the pending transition, so an ABORT makes them AVAILABLE
+     * rather than acquired again.
+     */
+    final boolean restored;
     /** Started transitions: the pending records. */
     final List<SharePartition.PersisterBatch> pending = new ArrayList<>();
     /** Acknowledgements lapsed under `expire`; a COMMIT still applies them where the record allows. */
     final List<LapsedAck> lapsed = new ArrayList<>();
 
     Kip1289PendingEntry(Kip1289SharePartitionHandle sharePartition, String transactionalId,
-                        long producerId, short producerEpoch, long stageOffset) {
+                        long producerId, short producerEpoch, long stageOffset, boolean restored) {
         this.sharePartition = sharePartition;
         this.transactionalId = transactionalId;
         this.producerId = producerId;
         this.producerEpoch = producerEpoch;
         this.stageOffset = stageOffset;
+        this.restored = restored;
+    }
+
+    /** The entry as the pending set persists it. */
+    PendingSet.Entry persisted() {
+        List<PendingSet.Range> ranges = new ArrayList<>();
+        for (SharePartition.PersisterBatch p : pending) {
+            ranges.add(new PendingSet.Range(p.stateBatch().firstOffset(), p.stateBatch().lastOffset(),
+                p.stateBatch().deliveryState(), p.stateBatch().deliveryCount(), false));
+        }
+        for (LapsedAck a : lapsed) {
+            ranges.add(new PendingSet.Range(a.firstOffset(), a.lastOffset(), a.tentativeState().id(), a.deliveryCount(), true));
+        }
+        return new PendingSet.Entry(transactionalId, producerId, producerEpoch, stageOffset, ranges);
     }
 
     /**

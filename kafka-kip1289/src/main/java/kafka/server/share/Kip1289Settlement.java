@@ -87,24 +87,62 @@ final class Kip1289Settlement {
         return done;
     }
 
-    /** ABORT: Kafka's rollback of the started transitions; nothing to write, as for a failed acknowledge. */
-    static void abort(Kip1289PendingEntry e, ReplicaManager replicaManager) {
+    /**
+     * ABORT: Kafka's rollback of the started transitions (to ACQUIRED by the
+     * holder while its lock runs, else AVAILABLE, ARCHIVED at the delivery
+     * limit), then a state write of the records that became AVAILABLE or
+     * ARCHIVED, which also carries the pending set still naming this entry:
+     * the settlement is durable once a later write carries the set without it
+     * (Kip1289PendingAcks.settled), and a new leader that finds the entry still
+     * listed finds the ABORT marker in the log. Records acquired again are not
+     * written: Kafka never persists ACQUIRED. A restored entry's records were
+     * acquired by nobody, so they are made AVAILABLE.
+     */
+    static CompletableFuture<Void> abort(Kip1289PendingEntry e, ReplicaManager replicaManager) {
         Kip1289SharePartitionHandle sp = e.sharePartition;
+        List<PersisterStateBatch> released = new ArrayList<>();
         if (!e.pending.isEmpty()) {
             sp.partition().rollbackOrProcessStateUpdates(new CompletableFuture<>(), ABORTED, e.pending);
+            sp.lock().writeLock().lock();
+            try {
+                for (SharePartition.PersisterBatch b : e.pending) {
+                    InFlightState s = b.updatedState();
+                    if (e.restored && s.state() == RecordState.ACQUIRED && EMPTY_MEMBER_ID.equals(s.memberId())) {
+                        s.tryUpdateState(RecordState.AVAILABLE, DeliveryCountOps.NO_OP, sp.partition().maxDeliveryCount(), EMPTY_MEMBER_ID);
+                        sp.partition().updateFindNextFetchOffset(true);
+                    }
+                    if (s.state() != RecordState.ACQUIRED) {
+                        released.add(new PersisterStateBatch(b.stateBatch().firstOffset(), b.stateBatch().lastOffset(),
+                            s.state().id(), (short) s.deliveryCount()));
+                    }
+                }
+            } finally {
+                sp.lock().writeLock().unlock();
+            }
         }
         log.debug("KIP-1289: aborted {}", e);
         wakeFetches(sp, replicaManager);
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        sp.partition().writeShareGroupState(released).whenComplete((ignored, ex) -> {
+            if (ex != null) {
+                // Decided and applied; a new leader finds the marker if the
+                // set still names the entry.
+                log.debug("KIP-1289: writing the aborted state of {} failed", e, ex);
+            }
+            done.complete(null);
+        });
+        return done;
     }
 
     /**
      * Policy `expire`: rolls back each pending transition of e whose
      * acquisition lock has expired (to AVAILABLE, or ARCHIVED at the delivery
-     * limit, as Kafka's rollback does for an expired lock), writes that state as
-     * Kafka's lock timeout would, and keeps the acknowledgement as lapsed. Called
-     * under the registry's monitor.
+     * limit, as Kafka's rollback does for an expired lock) and keeps the
+     * acknowledgement as lapsed; returns the released states, which the caller
+     * writes (writeReleased) once the pending set says lapsed. Called under the
+     * registry's monitor.
      */
-    static void lapseExpired(Kip1289PendingEntry e, ReplicaManager replicaManager) {
+    static List<PersisterStateBatch> lapseExpired(Kip1289PendingEntry e, ReplicaManager replicaManager) {
         List<SharePartition.PersisterBatch> expired = new ArrayList<>();
         for (Iterator<SharePartition.PersisterBatch> it = e.pending.iterator(); it.hasNext(); ) {
             SharePartition.PersisterBatch b = it.next();
@@ -113,11 +151,11 @@ final class Kip1289Settlement {
                 expired.add(b);
                 it.remove();
                 e.lapsed.add(new Kip1289PendingEntry.LapsedAck(b.stateBatch().firstOffset(), b.stateBatch().lastOffset(),
-                    RecordState.forId(b.stateBatch().deliveryState())));
+                    RecordState.forId(b.stateBatch().deliveryState()), b.stateBatch().deliveryCount()));
             }
         }
         if (expired.isEmpty()) {
-            return;
+            return List.of();
         }
         Kip1289SharePartitionHandle sp = e.sharePartition;
         sp.partition().rollbackOrProcessStateUpdates(new CompletableFuture<>(), LAPSED, expired);
@@ -127,6 +165,13 @@ final class Kip1289Settlement {
                 b.updatedState().state().id(), (short) b.updatedState().deliveryCount()));
         }
         log.debug("KIP-1289: lock expired under policy expire, released {} of {}", states, e);
+        wakeFetches(sp, replicaManager);
+        return states;
+    }
+
+    /** Writes what lapseExpired released, as Kafka's lock timeout writes a released record. */
+    static void writeReleased(Kip1289PendingEntry e, List<PersisterStateBatch> states, ReplicaManager replicaManager) {
+        Kip1289SharePartitionHandle sp = e.sharePartition;
         sp.partition().writeShareGroupState(states).whenComplete((ignored, ex) -> {
             if (ex != null) {
                 log.debug("KIP-1289: writing the released state of {} failed", e, ex);
@@ -136,7 +181,6 @@ final class Kip1289Settlement {
                 wakeFetches(sp, replicaManager);
             }
         });
-        wakeFetches(sp, replicaManager);
     }
 
     /**
