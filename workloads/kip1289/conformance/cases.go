@@ -49,6 +49,7 @@ var Cases = []Case{
 	{Name: "member-tags-unknown-member", Settings: long, Differs: findingMemberTags, Run: memberTagsUnknownMember},
 	{Name: "member-tags-stale-epoch", Settings: long, Differs: findingMemberTags, Run: memberTagsStaleEpoch},
 	{Name: "two-txns-same-record", Settings: long, Run: twoTxnsSameRecord},
+	{Name: "workload-sender-routes-by-version", Settings: long, Run: workloadSenderRoutes},
 	{Name: "pending-lock-hold", Settings: Settings{Policy: PolicyHold, Lock: ShortLock}, Run: pendingLockHold},
 	{Name: "pending-lock-expire", Settings: Settings{Policy: PolicyExpire, Lock: ShortLock}, Run: pendingLockExpire},
 	// Restarts last: the broker they share comes back on new connections.
@@ -643,4 +644,32 @@ func checkRedelivered(ctx context.Context, a *Member, offsets []int64) error {
 		}
 	}
 	return nil
+}
+
+// The workload's own Sender (the native realization's path: negotiation,
+// AddShareAcksToTxn, TxnShareAcknowledge routed by the negotiated version: to
+// the share coordinator on v0, to the partition leader on v1) stages acks a
+// commit materializes.
+func workloadSenderRoutes(ctx context.Context, e *Env) error {
+	a, offsets, err := setup(ctx, e, 3)
+	if err != nil {
+		return err
+	}
+	t, err := begin(ctx, e, "t", 0)
+	if err != nil {
+		return err
+	}
+	sender, err := kip1289.NewSender(t.cl, kip1289.DefaultAPIKeys())
+	if err != nil {
+		return err
+	}
+	acks := kip1289.ShareAcknowledgements{{Topic: e.input, Partition: 0}: {{FirstOffset: offsets[0], LastOffset: offsets[len(offsets)-1], AckType: kip1289.AckAccept}}}
+	md := kip1289.ShareGroupMetadata{GroupID: e.group, MemberID: a.c.MemberID(), GenerationID: a.c.MemberEpoch()}
+	if err := want("Sender.SendShareAcksToTransaction", sender.SendShareAcksToTransaction(ctx, acks, md), nil); err != nil {
+		return err
+	}
+	if err := t.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return checkMaterialized(ctx, e, a, offsets)
 }

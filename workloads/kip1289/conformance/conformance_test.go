@@ -49,7 +49,8 @@ func (tg *target) brokerFor(t, owner *testing.T, s conformance.Settings) conform
 // -short, without an engine or without the image, a failure instead when
 // SHARECHAOS_REQUIRE_DOCKER=1).
 //
-// SHARECHAOS_CONFORMANCE=refbroker (or kafka-kip1289) runs one broker only.
+// SHARECHAOS_CONFORMANCE=refbroker (or kafka-kip1289) runs one broker only;
+// SHARECHAOS_KIP1289_IMAGE names another image of the patched Kafka.
 func TestConformance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts brokers")
@@ -135,11 +136,12 @@ func kafkaTarget(t *testing.T) *target {
 			if ok, why := docker.Available(ctx); !ok {
 				skip("docker backend unavailable: " + why)
 			}
-			if ok, err := docker.ImagePresent(ctx, docker.KIP1289KafkaImage); !ok {
-				skip(fmt.Sprintf("image %s missing (make images): %v", docker.KIP1289KafkaImage, err))
+			image := kip1289Image()
+			if ok, err := docker.ImagePresent(ctx, image); !ok {
+				skip(fmt.Sprintf("image %s missing (make images): %v", image, err))
 			}
 			runID := fmt.Sprintf("test-conformance-%s-%d", s.Policy, os.Getpid())
-			c, err := docker.Start(ctx, docker.Options{Brokers: 1, RunID: runID, KafkaImage: docker.KIP1289KafkaImage,
+			c, err := docker.Start(ctx, docker.Options{Brokers: 1, RunID: runID, KafkaImage: image,
 				BrokerConfigs: map[string]string{"kip1289.pending.lock": s.Policy},
 				LogDir:        logDir(t, runID),
 				Logger:        slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
@@ -149,7 +151,7 @@ func kafkaTarget(t *testing.T) *target {
 				}
 				t.Fatalf("start the patched Kafka: %v", err)
 			}
-			t.Logf("patched Kafka (pending lock %s) started in %v", s.Policy, c.StartTime().Round(time.Millisecond))
+			t.Logf("patched Kafka %s (pending lock %s) started in %v", image, s.Policy, c.StartTime().Round(time.Millisecond))
 			restart := func(ctx context.Context) error { return c.Restart(ctx, c.Nodes()[0]) }
 			return conformance.Broker{Kind: conformance.Kafka, Settings: s, Bootstrap: c.Bootstrap(), LockPerGroup: true,
 					Restart: restart},
@@ -161,6 +163,17 @@ func kafkaTarget(t *testing.T) *target {
 		},
 		broker: map[string]conformance.Broker{},
 	}
+}
+
+// kip1289Image is the image the Kafka half runs: $SHARECHAOS_KIP1289_IMAGE
+// (another build of the patched Kafka, e.g. one tagged apart from the image
+// other checkouts on the machine build under the same name), else
+// docker.KIP1289KafkaImage.
+func kip1289Image() string {
+	if image := os.Getenv("SHARECHAOS_KIP1289_IMAGE"); image != "" {
+		return image
+	}
+	return docker.KIP1289KafkaImage
 }
 
 // logDir keeps the brokers' logs when SHARECHAOS_CONFORMANCE_LOGS names a
