@@ -140,6 +140,13 @@ func (r *runState) startCluster(ctx context.Context) (cluster.Cluster, error) {
 		return nil, nil
 	}
 	r.res.Cluster = harness.DescribeCluster(ctx, c, o.Common)
+	if so.PendingLock != "" && r.res.Cluster.KIP1289Advertised {
+		// A Kafka image with KIP-1289 built in, started with
+		// kip1289.pending.lock: its native cells are judged under that
+		// policy, as the reference broker's are.
+		r.conditions.PendingLock = so.PendingLock
+		r.res.Config[judge.ConfigPendingLock] = so.PendingLock
+	}
 	settings, err := harness.CheckBrokerSettings(ctx, c, o.Lock, o.TxnTimeout)
 	for k, v := range settings {
 		r.res.Config["broker:"+k] = v

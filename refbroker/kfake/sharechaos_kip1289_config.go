@@ -57,10 +57,19 @@ var kip1289Global = struct {
 	PendingLock:            KIP1289PendingLockExpire,
 }}
 
-// Both RPCs are v0 only.
+// Both RPCs are v0 only: TxnShareAcknowledge v0 goes to the share
+// coordinator, as the KIP is written. The patched Kafka serves v1 instead (to
+// the partition leader); this broker stays at v0 so that the KIP's own routing
+// keeps running here (every embedded run and the conformance suite exercise
+// it), and a client that negotiates v1 with it does not exist.
+const (
+	refAddShareAcksToTxnVersion   = wire.AddShareAcksToTxnVersion
+	refTxnShareAcknowledgeVersion = wire.TxnShareAcknowledgeToCoordinator
+)
+
 func init() {
-	regKey(wire.DefaultAddShareAcksToTxnKey, wire.Version, wire.Version)
-	regKey(wire.DefaultTxnShareAcknowledgeKey, wire.Version, wire.Version)
+	regKey(wire.DefaultAddShareAcksToTxnKey, refAddShareAcksToTxnVersion, refAddShareAcksToTxnVersion)
+	regKey(wire.DefaultTxnShareAcknowledgeKey, refTxnShareAcknowledgeVersion, refTxnShareAcknowledgeVersion)
 }
 
 // ConfigureKIP1289 sets the API keys and the default pending-lock policy. Call
@@ -96,9 +105,10 @@ func ConfigureKIP1289(cfg KIP1289Config) error {
 	}
 	delete(apiVersionsKeys, old.AddShareAcksToTxnKey)
 	delete(apiVersionsKeys, old.TxnShareAcknowledgeKey)
-	for _, k := range []int16{next.AddShareAcksToTxnKey, next.TxnShareAcknowledgeKey} {
-		apiVersionsKeys[k] = kmsg.ApiVersionsResponseApiKey{ApiKey: k, MinVersion: wire.Version, MaxVersion: wire.Version}
-	}
+	apiVersionsKeys[next.AddShareAcksToTxnKey] = kmsg.ApiVersionsResponseApiKey{ApiKey: next.AddShareAcksToTxnKey,
+		MinVersion: refAddShareAcksToTxnVersion, MaxVersion: refAddShareAcksToTxnVersion}
+	apiVersionsKeys[next.TxnShareAcknowledgeKey] = kmsg.ApiVersionsResponseApiKey{ApiKey: next.TxnShareAcknowledgeKey,
+		MinVersion: refTxnShareAcknowledgeVersion, MaxVersion: refTxnShareAcknowledgeVersion}
 	kip1289Global.cfg = next
 	return nil
 }

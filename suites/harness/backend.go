@@ -36,6 +36,11 @@ type StartOptions struct {
 	// Reference is the embedded backend's reference broker (zero: stock
 	// kfake); see Common.ChooseEmbeddedBroker.
 	Reference embedded.Reference
+	// PendingLock is the docker backend's kip1289.pending.lock broker
+	// config (--kip1289-pending-lock): what an image with KIP-1289 built in
+	// does with a pending record's lock; an image without it ignores the
+	// key. Empty: not set (the image's default, expire).
+	PendingLock string
 	// TxnMaxTimeout raises the broker's transaction.max.timeout.ms for a
 	// scenario whose transactions outlive the lock on purpose (embedded caps
 	// it at the lock otherwise); 0: the backend's default.
@@ -190,6 +195,10 @@ const (
 // settings: on embedded, the broker child (ChooseEmbeddedBroker). It returns
 // the note that names the broker for the report ("" elsewhere).
 func StartOptionsFor(c Common, ch Choice, o StartOptions) (StartOptions, string, error) {
+	if ch.Name == docker.Name {
+		o.PendingLock = c.PendingLock
+		return o, "", nil
+	}
 	if ch.Name != embedded.Name {
 		return o, "", nil
 	}

@@ -27,8 +27,9 @@ type Common struct {
 	// run the transactional mode once per realization; empty: --txn-acks
 	// decides one.
 	Realizations []string
-	// PendingLock is the reference broker's policy (expire | hold) on the
-	// embedded backend.
+	// PendingLock is the pending-lock policy (expire | hold) of a broker
+	// that speaks KIP-1289: the reference broker's on the embedded backend,
+	// kip1289.pending.lock on the docker backend.
 	PendingLock string
 	// MemberTags is send | omit: whether the native realization's
 	// TxnShareAcknowledge carries the proposed member id and epoch
@@ -165,7 +166,7 @@ func (c *Common) Register(fs *flag.FlagSet, lists *CommonLists) {
 	fs.Var(&lists.Modes, "mode", "ack modes, repeated or comma-separated: transactional, explicit, implicit (default: all three); transactional/native and transactional/ledger run the transactional mode once per realization named")
 	fs.StringVar(&c.TxnAcks, "txn-acks", string(kip1289.ChoiceAuto), strings.Join(kip1289.Choices(), " | ")+": how the transactional mode puts acks in the transaction (auto: the first the brokers support)")
 	fs.StringVar(&c.OnUnsupported, "on-unsupported", "fail", "fail | fallback: with --txn-acks native on a broker without KIP-1289, fail or run explicit")
-	fs.StringVar(&c.PendingLock, "kip1289-pending-lock", DefaultPendingLock, "expire | hold: the embedded reference broker's lock while an ack is pending in a transaction (expire: the KIP as written; hold: re-acquisition blocked until the transaction ends)")
+	fs.StringVar(&c.PendingLock, "kip1289-pending-lock", DefaultPendingLock, "expire | hold: what a record's lock does while its ack is pending in a transaction, on a broker that speaks KIP-1289 (the embedded reference broker; on docker, an image with KIP-1289 built in, as kip1289.pending.lock) (expire: the KIP as written; hold: re-acquisition blocked until the transaction ends)")
 	fs.StringVar(&c.MemberTags, "kip1289-member-tags", ctp.MemberTagsSend, "send | omit: the native realization's TxnShareAcknowledge with the proposed member id and epoch tagged fields, or as KIP-1289 is written, without them (docs/FINDINGS.md 2)")
 	fs.StringVar(&c.Consumer, "consumer", ctp.ConsumerKgo, "kgo | sharechaos: the share consumer of the implicit and explicit modes (transactional: native runs on sharechaos, ledger on kgo)")
 	fs.Var(&lists.Thresholds, "threshold", "k6-style bound, repeatable: 'txn_commit_duration{mode:transactional}: p(99)<250ms' (a failed one exits 3)")

@@ -33,10 +33,19 @@ func (d DockerFlags) check(bool) error {
 	return nil
 }
 
+// KIP1289PendingLockConfig is the broker config an image with KIP-1289 built
+// in reads its pending-lock policy from (kafka-kip1289/README.md); a stock
+// image ignores it.
+const KIP1289PendingLockConfig = "kip1289.pending.lock"
+
 func startDocker(ctx context.Context, o StartOptions) (cluster.Cluster, error) {
 	d := o.Flags.Docker
+	var configs map[string]string
+	if o.PendingLock != "" {
+		configs = map[string]string{KIP1289PendingLockConfig: o.PendingLock}
+	}
 	c, err := docker.Start(ctx, docker.Options{Brokers: o.Brokers, RunID: "sc-" + o.RunID, KafkaImage: d.KafkaImage, BrokerJIT: d.BrokerJIT,
-		LogDir: filepath.Join(o.Dir, "broker-logs"), Logger: o.Log})
+		BrokerConfigs: configs, LogDir: filepath.Join(o.Dir, "broker-logs"), Logger: o.Log})
 	if c == nil {
 		return nil, err
 	}

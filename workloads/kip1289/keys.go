@@ -90,18 +90,22 @@ func (k APIKeys) list() []int16 {
 }
 
 // WithKeys returns a copy of base (kversion.Stable() when nil) that also
-// allows both RPCs at version 0. kgo refuses to send a key missing from its
+// allows both RPCs, up to the newest version of each the codec has
+// (AddShareAcksToTxn 0, TxnShareAcknowledge 1). kgo sends the highest
+// version both it and the broker allow, which is how a broker that serves
+// only TxnShareAcknowledge v1 (the patched Kafka) gets v1 and one that serves
+// only v0 (the reference broker) gets v0. kgo refuses to send a key missing from its
 // max-versions table, and kgo.MaxVersions replaces the table instead of
 // extending it, so the table must start from what the client would use anyway.
 func (k APIKeys) WithKeys(base *kversion.Versions) *kversion.Versions {
+	k = k.orDefault()
 	out := &kversion.Versions{}
 	if base == nil {
 		base = kversion.Stable()
 	}
 	base.EachMaxKeyVersion(func(key, v int16) { out.SetMaxKeyVersion(key, v) })
-	for _, key := range k.list() {
-		out.SetMaxKeyVersion(key, wire.Version)
-	}
+	out.SetMaxKeyVersion(k.AddShareAcksToTxn, wire.AddShareAcksToTxnVersion)
+	out.SetMaxKeyVersion(k.TxnShareAcknowledge, wire.TxnShareAcknowledgeMaxVersion)
 	return out
 }
 

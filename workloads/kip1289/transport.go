@@ -24,16 +24,18 @@ const (
 )
 
 // transport sends the two RPCs for one transactional id: AddShareAcksToTxn to
-// the transaction coordinator, then TxnShareAcknowledge to the share
-// coordinator of each share-partition. The wire types are not kgo
-// coordinator requests (kgo would refuse them), so transport finds the
-// coordinators itself and sends with Broker(id).Request.
+// the transaction coordinator, then TxnShareAcknowledge to where its
+// negotiated version says (Support.Route): v0 to the share coordinator of each
+// share-partition (the KIP as written), v1 to the leader of each
+// share-partition's topic-partition (the patched Kafka). The wire types are not
+// kgo coordinator requests (kgo would refuse them), so transport finds the
+// brokers itself and sends with Broker(id).Request.
 //
-// It caches what it finds, as kgo caches its own coordinators: the
-// transaction coordinator of its transactional id and the share coordinator
-// of each share-partition, until a request to one fails in a way that says
-// it moved or is gone (coordinatorMoved). So a transaction's acks cost the
-// KIP's two round trips, not four.
+// It caches what it finds, as kgo caches its own coordinators and leaders:
+// the transaction coordinator of its transactional id, the share coordinator
+// or the leader of each share-partition, until a request to one fails in a way
+// that says it moved or is gone (coordinatorMoved, leaderMoved). So a
+// transaction's acks cost the KIP's two round trips, not four.
 type transport struct {
 	cl   *kgo.Client
 	keys APIKeys
@@ -42,6 +44,7 @@ type transport struct {
 	support  *Support
 	topicIDs map[string][16]byte
 	coords   map[coordKey]int32
+	leaders  map[TopicPartition]int32
 }
 
 // coordKey is one FindCoordinator question.
@@ -58,7 +61,8 @@ func newTransport(cl *kgo.Client, keys APIKeys) (*transport, error) {
 	if err := keys.clientAllows(cl); err != nil {
 		return nil, err
 	}
-	return &transport{cl: cl, keys: keys, topicIDs: make(map[string][16]byte), coords: make(map[coordKey]int32)}, nil
+	return &transport{cl: cl, keys: keys, topicIDs: make(map[string][16]byte), coords: make(map[coordKey]int32),
+		leaders: make(map[TopicPartition]int32)}, nil
 }
 
 // requireSupport negotiates once per transport and refuses a cluster without
@@ -137,10 +141,28 @@ func (t *transport) txnShareAcknowledge(ctx context.Context, p producerTxn, acks
 	if err != nil {
 		return err
 	}
+	toLeader := t.ackVersion() == wire.TxnShareAcknowledgeToLeader
+	route := func(acks ShareAcknowledgements) (map[int32]ShareAcknowledgements, error) {
+		if toLeader {
+			return t.partitionLeaders(ctx, acks)
+		}
+		return t.shareCoordinators(ctx, group, ids, acks)
+	}
+	forget := func(acks ShareAcknowledgements) {
+		if toLeader {
+			t.forgetLeaders(acks)
+		} else {
+			t.forgetShare(group, ids, acks)
+		}
+	}
+	moved := coordinatorMoved
+	if toLeader {
+		moved = leaderMoved
+	}
 	pending := acks
 	var refused PartitionErrors
 	err = retry(ctx, "txn share acknowledge", func() error {
-		byNode, err := t.shareCoordinators(ctx, group, ids, pending)
+		byNode, err := route(pending)
 		if err != nil {
 			return err
 		}
@@ -149,15 +171,15 @@ func (t *transport) txnShareAcknowledge(ctx context.Context, p producerTxn, acks
 		for node, part := range byNode {
 			results, err := t.txnShareAcknowledgeTo(ctx, node, p, md, ids, part)
 			if err != nil {
-				t.forgetShare(group, ids, part)
+				forget(part)
 				return err // transport error: resend the lot, staging is idempotent
 			}
 			for tp, perr := range results {
 				switch {
 				case perr == nil:
 				case isRetriable(perr):
-					if coordinatorMoved(perr) {
-						t.forgetShare(group, ids, ShareAcknowledgements{tp: nil})
+					if moved(perr) {
+						forget(ShareAcknowledgements{tp: nil})
 					}
 					if retriable == nil {
 						retriable = make(ShareAcknowledgements)
@@ -170,6 +192,9 @@ func (t *transport) txnShareAcknowledge(ctx context.Context, p producerTxn, acks
 		}
 		if len(retriable) > 0 {
 			pending = retriable
+			if toLeader {
+				return kerr.NotLeaderForPartition // some partitions moved: retry only them
+			}
 			return kerr.NotCoordinator // some partitions moved: retry only them
 		}
 		return nil
@@ -319,6 +344,92 @@ func coordinatorMoved(err error) bool {
 		return true // a transport error: the broker may be gone
 	}
 	return errors.Is(err, kerr.NotCoordinator) || errors.Is(err, kerr.CoordinatorNotAvailable)
+}
+
+// ackVersion is the TxnShareAcknowledge version negotiated (requireSupport
+// ran before anything is sent).
+func (t *transport) ackVersion() int16 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.support == nil {
+		return wire.TxnShareAcknowledgeToCoordinator
+	}
+	return t.support.TxnShareAcknowledgeVersion
+}
+
+// leaderMoved: err says the broker asked no longer leads the partition (or
+// could not be reached), so the cached leader is stale.
+func leaderMoved(err error) bool {
+	if err == nil {
+		return false
+	}
+	var ke *kerr.Error
+	if !errors.As(err, &ke) {
+		return true // a transport error: the broker may be gone
+	}
+	return errors.Is(err, kerr.NotLeaderForPartition) || errors.Is(err, kerr.FencedLeaderEpoch) ||
+		errors.Is(err, kerr.LeaderNotAvailable) || errors.Is(err, kerr.UnknownTopicOrPartition)
+}
+
+// partitionLeaders splits acks by the leader of each share-partition's
+// topic-partition: from the cache, and with one Metadata request for the
+// topics of partitions it does not hold.
+func (t *transport) partitionLeaders(ctx context.Context, acks ShareAcknowledgements) (map[int32]ShareAcknowledgements, error) {
+	var unknown []string
+	t.mu.Lock()
+	for tp := range acks {
+		if _, ok := t.leaders[tp]; !ok && !slices.Contains(unknown, tp.Topic) {
+			unknown = append(unknown, tp.Topic)
+		}
+	}
+	t.mu.Unlock()
+	if len(unknown) > 0 {
+		req := kmsg.NewPtrMetadataRequest()
+		for _, name := range unknown {
+			rt := kmsg.NewMetadataRequestTopic()
+			rt.Topic = kmsg.StringPtr(name)
+			req.Topics = append(req.Topics, rt)
+		}
+		resp, err := req.RequestWith(ctx, t.cl)
+		if err != nil {
+			return nil, fmt.Errorf("find partition leaders: %w", err)
+		}
+		t.mu.Lock()
+		for _, rt := range resp.Topics {
+			if rt.Topic == nil || kerr.ErrorForCode(rt.ErrorCode) != nil {
+				continue
+			}
+			for _, rp := range rt.Partitions {
+				if kerr.ErrorForCode(rp.ErrorCode) == nil && rp.Leader >= 0 {
+					t.leaders[TopicPartition{*rt.Topic, rp.Partition}] = rp.Leader
+				}
+			}
+		}
+		t.mu.Unlock()
+	}
+	out := make(map[int32]ShareAcknowledgements)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for tp, bs := range acks {
+		n, ok := t.leaders[tp]
+		if !ok {
+			return nil, fmt.Errorf("find partition leader of %s/%d: %w", tp.Topic, tp.Partition, kerr.LeaderNotAvailable)
+		}
+		if out[n] == nil {
+			out[n] = make(ShareAcknowledgements)
+		}
+		out[n][tp] = bs
+	}
+	return out, nil
+}
+
+// forgetLeaders drops the cached leaders of acks' partitions.
+func (t *transport) forgetLeaders(acks ShareAcknowledgements) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for tp := range acks {
+		delete(t.leaders, tp)
+	}
 }
 
 // shareCoordinators splits acks by the broker that coordinates each

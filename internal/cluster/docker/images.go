@@ -53,6 +53,22 @@ func Available(ctx context.Context) (ok bool, why string) {
 	return true, fmt.Sprintf("Docker engine answers; images %s present", strings.Join(images, " and "))
 }
 
+// ImagePresent says whether image exists on this machine's engine (no
+// registry is asked): what a caller that starts a cluster with
+// Options.KafkaImage checks first, e.g. a test that skips without the
+// KIP-1289 image.
+func ImagePresent(ctx context.Context, image string) (bool, error) {
+	setTestcontainersEnv()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	eng, err := newEngine(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer eng.Close()
+	return eng.imageExists(ctx, image), nil
+}
+
 // setTestcontainersEnv sets what testcontainers needs on these machines
 // unless the caller chose otherwise: no reaper (its image cannot be pulled;
 // we clean up by label ourselves), and the engine's ports reached on

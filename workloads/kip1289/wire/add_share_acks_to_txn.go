@@ -40,7 +40,7 @@ type AddShareAcksToTxnRequestTopic struct {
 func (v *AddShareAcksToTxnRequest) Key() int16 {
 	return keyOr(v.APIKey, DefaultAddShareAcksToTxnKey)
 }
-func (*AddShareAcksToTxnRequest) MaxVersion() int16          { return Version }
+func (*AddShareAcksToTxnRequest) MaxVersion() int16          { return AddShareAcksToTxnVersion }
 func (v *AddShareAcksToTxnRequest) SetVersion(version int16) { v.Version = version }
 func (v *AddShareAcksToTxnRequest) GetVersion() int16        { return v.Version }
 func (*AddShareAcksToTxnRequest) IsFlexible() bool           { return true }
@@ -77,7 +77,7 @@ func (v *AddShareAcksToTxnRequest) AppendTo(dst []byte) []byte {
 
 func (v *AddShareAcksToTxnRequest) ReadFrom(src []byte) error {
 	const msg = "AddShareAcksToTxnRequest"
-	if err := checkVersion(msg, v.Version); err != nil {
+	if err := checkVersion(msg, v.Version, AddShareAcksToTxnVersion); err != nil {
 		return err
 	}
 	r := reader{b: src}
@@ -130,7 +130,7 @@ type AddShareAcksToTxnResponse struct {
 func (v *AddShareAcksToTxnResponse) Key() int16 {
 	return keyOr(v.APIKey, DefaultAddShareAcksToTxnKey)
 }
-func (*AddShareAcksToTxnResponse) MaxVersion() int16          { return Version }
+func (*AddShareAcksToTxnResponse) MaxVersion() int16          { return AddShareAcksToTxnVersion }
 func (v *AddShareAcksToTxnResponse) SetVersion(version int16) { v.Version = version }
 func (v *AddShareAcksToTxnResponse) GetVersion() int16        { return v.Version }
 func (*AddShareAcksToTxnResponse) IsFlexible() bool           { return true }
@@ -152,7 +152,7 @@ func (v *AddShareAcksToTxnResponse) AppendTo(dst []byte) []byte {
 
 func (v *AddShareAcksToTxnResponse) ReadFrom(src []byte) error {
 	const msg = "AddShareAcksToTxnResponse"
-	if err := checkVersion(msg, v.Version); err != nil {
+	if err := checkVersion(msg, v.Version, AddShareAcksToTxnVersion); err != nil {
 		return err
 	}
 	r := reader{b: src}

@@ -1,8 +1,9 @@
 // Package wire holds KIP-1289's two new RPCs in the seed's two-RPC profile,
-// version 0, flexible (KIP-482: compact strings and arrays, tagged fields):
+// flexible (KIP-482: compact strings and arrays, tagged fields):
 //
-//	AddShareAcksToTxn   -> transaction coordinator (mirrors AddOffsetsToTxn)
-//	TxnShareAcknowledge -> share coordinator       (mirrors TxnOffsetCommit)
+//	AddShareAcksToTxn v0      -> transaction coordinator (mirrors AddOffsetsToTxn)
+//	TxnShareAcknowledge v0    -> share coordinator       (mirrors TxnOffsetCommit; the KIP as written)
+//	TxnShareAcknowledge v1    -> partition leader        (same layout; docs/KIP1289-ON-KAFKA.md)
 //
 // Each type implements kmsg.Request or kmsg.Response, so a kgo client can
 // send it once the key is in the client's max-versions table and the broker

@@ -198,6 +198,7 @@ func TestDecodeRejectsBadInput(t *testing.T) {
 		{"array longer than the message", &AddShareAcksToTxnRequest{}, `03 7478 0000000000000007 0003 02 67 ffffff0f 00`},
 		{"varint past 32 bits", &AddShareAcksToTxnResponse{}, `00000000 0000 ffffffff7f`},
 		{"unknown version", &AddShareAcksToTxnResponse{Version: 1}, `00000000 0000 00`},
+		{"TxnShareAcknowledge v2", &TxnShareAcknowledgeResponse{Version: 2}, `00000000 01 00`},
 		{"partitions claim more batches than bytes", &TxnShareAcknowledgeRequest{},
 			`02 67 03 7478 0000000000000001 0000 02 000102030405060708090a0b0c0d0e0f 02 00000001 7f 00 00 00`},
 	}
@@ -225,5 +226,30 @@ func TestKeysAndVersions(t *testing.T) {
 	}
 	if (&TxnShareAcknowledgeRequest{}).Key() != DefaultTxnShareAcknowledgeKey {
 		t.Error("TxnShareAcknowledge default key")
+	}
+	if ack.MaxVersion() != 1 || ack.ResponseKind().MaxVersion() != 1 {
+		t.Errorf("TxnShareAcknowledge max version %d, want 1 (v1: to the partition leader)", ack.MaxVersion())
+	}
+}
+
+// TxnShareAcknowledge v1 has v0's layout: only where it is sent differs.
+func TestTxnShareAcknowledgeV1IsV0Layout(t *testing.T) {
+	id, epoch := "m", int32(3)
+	v0 := &TxnShareAcknowledgeRequest{GroupID: "g", TransactionalID: "t", ProducerID: 7, ProducerEpoch: 2,
+		Topics: []TxnShareAcknowledgeRequestTopic{{TopicID: topicID, Partitions: []TxnShareAcknowledgeRequestPartition{
+			{Partition: 1, AcknowledgementBatches: []AcknowledgementBatch{{FirstOffset: 4, LastOffset: 9, AcknowledgeType: 1}}}}}},
+		MemberID: &id, MemberEpoch: &epoch}
+	v1 := *v0
+	v1.Version = TxnShareAcknowledgeToLeader
+	b0, b1 := v0.AppendTo(nil), v1.AppendTo(nil)
+	if !bytes.Equal(b0, b1) {
+		t.Fatalf("v1 encodes differently:\n%x\n%x", b0, b1)
+	}
+	got := &TxnShareAcknowledgeRequest{Version: TxnShareAcknowledgeToLeader}
+	if err := got.ReadFrom(b1); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, &v1) {
+		t.Errorf("v1 round trip:\n got %+v\nwant %+v", got, &v1)
 	}
 }

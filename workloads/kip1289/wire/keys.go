@@ -15,8 +15,19 @@ const (
 	DefaultTxnShareAcknowledgeKey int16 = 12891
 )
 
-// Version is the one version of both messages: v0, flexible.
-const Version int16 = 0
+// Versions, all flexible. AddShareAcksToTxn has one. TxnShareAcknowledge has
+// two with the same layout that differ in where the request goes, so that a
+// client learns the routing from the version it negotiates
+// (docs/KIP1289-ON-KAFKA.md, section 3): v0 to the share coordinator of each
+// share-partition (the KIP as written; the reference broker), v1 to the leader
+// of each share-partition's topic-partition, where the in-flight state lives
+// (the patched Kafka).
+const (
+	AddShareAcksToTxnVersion         int16 = 0
+	TxnShareAcknowledgeToCoordinator int16 = 0
+	TxnShareAcknowledgeToLeader      int16 = 1
+	TxnShareAcknowledgeMaxVersion          = TxnShareAcknowledgeToLeader
+)
 
 func keyOr(key, def int16) int16 {
 	if key != 0 {
@@ -25,9 +36,9 @@ func keyOr(key, def int16) int16 {
 	return def
 }
 
-func checkVersion(msg string, v int16) error {
-	if v != Version {
-		return fmt.Errorf("decode %s: version %d: only %d exists", msg, v, Version)
+func checkVersion(msg string, v, max int16) error {
+	if v < 0 || v > max {
+		return fmt.Errorf("decode %s: version %d: only 0 to %d exist", msg, v, max)
 	}
 	return nil
 }

@@ -6,12 +6,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// TxnShareAcknowledgeRequest stores acknowledgements as pending in the share
-// coordinator, under the producer's transaction: WriteTxnMarkers(COMMIT)
-// materializes them (ACQUIRED -> ACKNOWLEDGED), ABORT discards them. It
-// mirrors TxnOffsetCommit and must follow AddShareAcksToTxn.
+// TxnShareAcknowledgeRequest stores acknowledgements as pending under the
+// producer's transaction: WriteTxnMarkers(COMMIT) materializes them
+// (ACQUIRED -> ACKNOWLEDGED), ABORT discards them. It mirrors TxnOffsetCommit
+// and must follow AddShareAcksToTxn. v0 goes to each share-partition's share
+// coordinator, v1 (the same layout) to its partition leader (keys.go).
 //
-//	TxnShareAcknowledgeRequest (v0, flexible)
+//	TxnShareAcknowledgeRequest (v0-1, flexible)
 //	  GroupId string, TransactionalId string, ProducerId int64, ProducerEpoch int16,
 //	  Topics [TopicId uuid,
 //	          Partitions [Partition int32,
@@ -63,7 +64,7 @@ type AcknowledgementBatch struct {
 func (v *TxnShareAcknowledgeRequest) Key() int16 {
 	return keyOr(v.APIKey, DefaultTxnShareAcknowledgeKey)
 }
-func (*TxnShareAcknowledgeRequest) MaxVersion() int16          { return Version }
+func (*TxnShareAcknowledgeRequest) MaxVersion() int16          { return TxnShareAcknowledgeMaxVersion }
 func (v *TxnShareAcknowledgeRequest) SetVersion(version int16) { v.Version = version }
 func (v *TxnShareAcknowledgeRequest) GetVersion() int16        { return v.Version }
 func (*TxnShareAcknowledgeRequest) IsFlexible() bool           { return true }
@@ -108,7 +109,7 @@ func (v *TxnShareAcknowledgeRequest) AppendTo(dst []byte) []byte {
 
 func (v *TxnShareAcknowledgeRequest) ReadFrom(src []byte) error {
 	const msg = "TxnShareAcknowledgeRequest"
-	if err := checkVersion(msg, v.Version); err != nil {
+	if err := checkVersion(msg, v.Version, TxnShareAcknowledgeMaxVersion); err != nil {
 		return err
 	}
 	r := reader{b: src}
@@ -159,7 +160,7 @@ func (v *TxnShareAcknowledgeRequest) ReadFrom(src []byte) error {
 // TxnShareAcknowledgeResponse mirrors TxnOffsetCommitResponse: one error code
 // per share-partition.
 //
-//	TxnShareAcknowledgeResponse (v0, flexible)
+//	TxnShareAcknowledgeResponse (v0-1, flexible)
 //	  ThrottleTimeMs int32,
 //	  Topics [TopicId uuid, Partitions [Partition int32, ErrorCode int16]]
 type TxnShareAcknowledgeResponse struct {
@@ -180,8 +181,9 @@ type TxnShareAcknowledgeResponseTopic struct {
 }
 
 // TxnShareAcknowledgeResponsePartition is one share-partition's result:
-// NONE, or e.g. NOT_COORDINATOR, PRODUCER_FENCED, INVALID_PRODUCER_EPOCH,
-// INVALID_RECORD_STATE, UNKNOWN_TOPIC_ID.
+// NONE, or e.g. NOT_COORDINATOR (v0), NOT_LEADER_OR_FOLLOWER (v1),
+// PRODUCER_FENCED, INVALID_PRODUCER_EPOCH, INVALID_RECORD_STATE,
+// UNKNOWN_TOPIC_ID.
 type TxnShareAcknowledgeResponsePartition struct {
 	Partition   int32
 	ErrorCode   int16
@@ -191,7 +193,7 @@ type TxnShareAcknowledgeResponsePartition struct {
 func (v *TxnShareAcknowledgeResponse) Key() int16 {
 	return keyOr(v.APIKey, DefaultTxnShareAcknowledgeKey)
 }
-func (*TxnShareAcknowledgeResponse) MaxVersion() int16          { return Version }
+func (*TxnShareAcknowledgeResponse) MaxVersion() int16          { return TxnShareAcknowledgeMaxVersion }
 func (v *TxnShareAcknowledgeResponse) SetVersion(version int16) { v.Version = version }
 func (v *TxnShareAcknowledgeResponse) GetVersion() int16        { return v.Version }
 func (*TxnShareAcknowledgeResponse) IsFlexible() bool           { return true }
@@ -223,7 +225,7 @@ func (v *TxnShareAcknowledgeResponse) AppendTo(dst []byte) []byte {
 
 func (v *TxnShareAcknowledgeResponse) ReadFrom(src []byte) error {
 	const msg = "TxnShareAcknowledgeResponse"
-	if err := checkVersion(msg, v.Version); err != nil {
+	if err := checkVersion(msg, v.Version, TxnShareAcknowledgeMaxVersion); err != nil {
 		return err
 	}
 	r := reader{b: src}

@@ -4,12 +4,12 @@ import io.github.sharechaos.kip1289.message.AddShareAcksToTxnRequestData;
 import io.github.sharechaos.kip1289.message.AddShareAcksToTxnResponseData;
 import io.github.sharechaos.kip1289.requests.AddShareAcksToTxnRequest;
 import io.github.sharechaos.kip1289.requests.AddShareAcksToTxnResponse;
-import io.github.sharechaos.kip1289.requests.TxnShareAcknowledgeRequest;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.RequestContext;
+import org.apache.kafka.common.requests.TransactionResult;
 import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.metadata.MetadataCache;
 import org.apache.kafka.server.common.RequestLocal;
@@ -20,12 +20,16 @@ import org.slf4j.LoggerFactory;
 
 import java.util.HashSet;
 import java.util.Set;
+import java.util.function.BiConsumer;
 
 import kafka.coordinator.transaction.TransactionCoordinator;
 import kafka.network.RequestChannel;
 import kafka.server.AuthHelper;
 import kafka.server.KafkaConfig;
+import kafka.server.ReplicaManager;
 import kafka.server.RequestHandlerHelper;
+import kafka.server.share.Kip1289PendingAcks;
+import kafka.server.share.SharePartitionManager;
 import scala.reflect.ClassTag$;
 import scala.runtime.BoxedUnit;
 
@@ -43,19 +47,26 @@ public class Kip1289Apis {
     private final AuthHelper authHelper;
     private final TransactionCoordinator txnCoordinator;
     private final MetadataCache metadataCache;
+    private final Kip1289PendingAcks pendingAcks;
+    private final TxnShareAcknowledgeHandler txnShareAcknowledge;
 
     public Kip1289Apis(
         KafkaConfig config,
         RequestHandlerHelper requestHelper,
         AuthHelper authHelper,
         TransactionCoordinator txnCoordinator,
-        MetadataCache metadataCache
+        MetadataCache metadataCache,
+        ReplicaManager replicaManager,
+        SharePartitionManager sharePartitionManager
     ) {
         this.kipConfig = Kip1289BrokerConfig.from(config.originals());
         this.requestHelper = requestHelper;
         this.authHelper = authHelper;
         this.txnCoordinator = txnCoordinator;
         this.metadataCache = metadataCache;
+        this.pendingAcks = new Kip1289PendingAcks(kipConfig.pendingLock(), replicaManager);
+        this.txnShareAcknowledge = new TxnShareAcknowledgeHandler(requestHelper, authHelper, metadataCache,
+            replicaManager, sharePartitionManager, pendingAcks);
         log.info("KIP-1289: AddShareAcksToTxn key {}, TxnShareAcknowledge key {} (versions {}-1, to the share-partition leader), pending lock {}",
             kipConfig.addShareAcksToTxnKey(), kipConfig.txnShareAcknowledgeKey(),
             io.github.sharechaos.kip1289.protocol.Kip1289ApiKeys.TXN_SHARE_ACKNOWLEDGE_MIN_VERSION, kipConfig.pendingLock());
@@ -145,16 +156,35 @@ public class Kip1289Apis {
     }
 
     /**
-     * TxnShareAcknowledge, at the share-partition leader. Not served yet by
-     * this build (step 1 of the issue: the keys are advertised and the
-     * requests parse); every partition is refused with INVALID_REQUEST and a
-     * log line that says so, so that nothing is staged by accident.
+     * TxnShareAcknowledge v1, at the share-partition leader: stages the
+     * acknowledgements as pending in the producer's transaction
+     * (TxnShareAcknowledgeHandler).
      */
     public void handleTxnShareAcknowledge(RequestChannel.Request request, RequestLocal requestLocal) {
-        TxnShareAcknowledgeRequest req = request.body(ClassTag$.MODULE$.apply(TxnShareAcknowledgeRequest.class));
-        log.warn("KIP-1289: TxnShareAcknowledge v{} from {} refused: staging acknowledgements is not built yet",
-            req.version(), request.context().clientId());
-        requestHelper.sendMaybeThrottle(request, req.errorResponse(0, Errors.INVALID_REQUEST));
+        txnShareAcknowledge.handle(request);
+    }
+
+    /**
+     * The hook in KafkaApis.handleWriteTxnMarkersRequest: a marker's append to
+     * tp answered error (at markerOffset when NONE); complete gets the answer
+     * for tp once the pending acknowledgements the marker ends on this leader
+     * are settled (docs/KIP1289-ON-KAFKA.md, section 7). A failed append is
+     * passed on unchanged: the transaction coordinator resends the marker.
+     */
+    public void settleAfterMarker(TopicPartition tp, long producerId, short producerEpoch, TransactionResult result,
+                                  Errors error, long markerOffset, BiConsumer<TopicPartition, Errors> complete) {
+        if (error != Errors.NONE) {
+            complete.accept(tp, error);
+            return;
+        }
+        pendingAcks.settle(tp, producerId, producerEpoch, result, markerOffset).whenComplete((settled, ex) -> {
+            if (ex != null) {
+                log.error("KIP-1289: settling the marker of producer {} on {} failed", producerId, tp, ex);
+                complete.accept(tp, Errors.NOT_LEADER_OR_FOLLOWER);
+                return;
+            }
+            complete.accept(tp, settled);
+        });
     }
 
     private boolean authorize(RequestContext ctx, AclOperation op, ResourceType type, String name) {

@@ -1,0 +1,58 @@
+package conformance
+
+import (
+	"context"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Kind is which implementation of KIP-1289 a broker is.
+type Kind string
+
+const (
+	// Reference is the reference broker: kfake with KIP-1289
+	// (refbroker/), TxnShareAcknowledge v0 to the share coordinator.
+	Reference Kind = "refbroker"
+	// Kafka is Apache Kafka with KIP-1289 built in (kafka-kip1289/),
+	// TxnShareAcknowledge v1 to the partition leader.
+	Kafka Kind = "kafka-kip1289"
+)
+
+// Pending-lock policies (a broker setting on both brokers).
+const (
+	PolicyExpire = "expire"
+	PolicyHold   = "hold"
+)
+
+// Record locks the cases use: long enough that no lock runs out during a
+// case's steps, or short enough that a case can wait one out.
+const (
+	LongLock  = 20 * time.Second
+	ShortLock = 2 * time.Second
+)
+
+// Settings are what a case needs of its broker.
+type Settings struct {
+	// Policy is the broker's pending-lock policy (PolicyExpire, PolicyHold).
+	Policy string
+	// Lock is the share groups' record lock duration.
+	Lock time.Duration
+}
+
+// Broker is a started broker (one node) the cases run on.
+type Broker struct {
+	Kind      Kind
+	Settings  Settings
+	Bootstrap []string
+	// LockPerGroup: the record lock is set per group
+	// (share.record.lock.duration.ms, Kafka) rather than per broker (kfake
+	// ignores the group config; the broker was started with Settings.Lock).
+	LockPerGroup bool
+	// ClientOpts are added to every client the cases build.
+	ClientOpts []kgo.Opt
+	// Restart stops the broker gracefully and starts it again on the same
+	// data, returning once it answers: the failover one broker can have (its
+	// share-partitions load again from the share coordinator).
+	Restart func(ctx context.Context) error
+}

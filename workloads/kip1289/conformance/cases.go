@@ -1,0 +1,675 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+	"github.com/sharechaos/sharechaos/workloads/kip1289"
+	"github.com/sharechaos/sharechaos/workloads/shareconsumer"
+)
+
+// Case is one row of the suite.
+type Case struct {
+	// Name is stable kebab-case (go test -run).
+	Name string
+	// Settings is the broker it needs; an empty Policy runs on the expire
+	// broker (the KIP as written, both brokers' default).
+	Settings Settings
+	// Differs names the docs/FINDINGS.md entry of a step on which the two
+	// brokers answer differently (asserted per broker with wantByKind).
+	Differs string
+	// Run performs the case and returns why it failed, or nil.
+	Run func(ctx context.Context, e *Env) error
+}
+
+// Findings that name the differences the cases assert.
+const (
+	findingFencedCode = "docs/FINDINGS.md 18: a fenced producer's TxnShareAcknowledge is PRODUCER_FENCED on the reference broker, INVALID_PRODUCER_EPOCH on Kafka"
+	findingMemberTags = "docs/FINDINGS.md 19: the member tags at the partition leader: Kafka checks only that the named member holds the records"
+)
+
+var long = Settings{Policy: PolicyExpire, Lock: LongLock}
+
+// Cases is the suite: every row runs on every broker that speaks KIP-1289.
+var Cases = []Case{
+	{Name: "commit-materializes", Settings: long, Run: commitMaterializes},
+	{Name: "abort-returns-records", Settings: long, Run: abortReturnsRecords},
+	{Name: "timed-out-txn-returns-records", Settings: long, Run: timedOutTxnReturnsRecords},
+	{Name: "fenced-producer-refused", Settings: long, Differs: findingFencedCode, Run: fencedProducerRefused},
+	{Name: "ack-without-enlist-refused", Settings: long, Run: ackWithoutEnlistRefused},
+	{Name: "plain-ack-of-pending-refused", Settings: long, Run: plainAckOfPendingRefused},
+	{Name: "ack-of-records-not-held-refused", Settings: long, Run: ackOfRecordsNotHeldRefused},
+	{Name: "retry-in-same-txn-is-idempotent", Settings: long, Run: retryIsIdempotent},
+	{Name: "member-tags-absent-any-holder", Settings: long, Run: memberTagsAbsent},
+	{Name: "member-tags-unknown-member", Settings: long, Differs: findingMemberTags, Run: memberTagsUnknownMember},
+	{Name: "member-tags-stale-epoch", Settings: long, Differs: findingMemberTags, Run: memberTagsStaleEpoch},
+	{Name: "two-txns-same-record", Settings: long, Run: twoTxnsSameRecord},
+	{Name: "workload-sender-routes-by-version", Settings: long, Run: workloadSenderRoutes},
+	{Name: "pending-lock-hold", Settings: Settings{Policy: PolicyHold, Lock: ShortLock}, Run: pendingLockHold},
+	{Name: "pending-lock-expire", Settings: Settings{Policy: PolicyExpire, Lock: ShortLock}, Run: pendingLockExpire},
+	// Restarts last: the broker they share comes back on new connections.
+	{Name: "pending-survives-restart-then-commit", Settings: long, Run: restartThenCommit},
+	{Name: "pending-survives-restart-commit-before-load", Settings: long, Run: restartCommitBeforeLoad},
+	{Name: "pending-survives-restart-then-abort", Settings: long, Run: restartThenAbort},
+}
+
+// acquireTimeout bounds a member's wait for records it should get at once.
+const acquireTimeout = 15 * time.Second
+
+// setup produces n input records and has member a acquire them.
+func setup(ctx context.Context, e *Env, n int) (*Member, []int64, error) {
+	offsets, err := e.Produce(ctx, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := e.Join(ctx, "a")
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := a.Acquire(ctx, offsets, acquireTimeout); err != nil {
+		return nil, nil, err
+	}
+	return a, offsets, nil
+}
+
+// begin makes a producer and opens its transaction.
+func begin(ctx context.Context, e *Env, name string, timeout time.Duration) (*Txn, error) {
+	t, err := e.Producer(ctx, name, timeout)
+	if err != nil {
+		return nil, err
+	}
+	return t, t.Begin(ctx)
+}
+
+// checkMaterialized: the share-partition moved past offsets, so they are
+// finalized and never delivered again. The start offset Kafka reports is the
+// one of the share-partition's last state write, which the settlement itself
+// makes before it moves (docs/FINDINGS.md 4); so nudger acknowledges a fresh
+// record meanwhile (and GAP-acks the transaction's marker), whose write
+// reports the moved offset.
+func checkMaterialized(ctx context.Context, e *Env, nudger *Member, offsets []int64) error {
+	last := slices.Max(offsets)
+	var start int64
+	err := Eventually(ctx, 20*time.Second, func() error {
+		var err error
+		if start, err = e.StartOffset(ctx); err != nil {
+			return err
+		}
+		if start > last {
+			return nil
+		}
+		if _, err := e.Produce(ctx, 1); err != nil {
+			return err
+		}
+		recs, err := nudger.PollFor(ctx, 500*time.Millisecond)
+		if err != nil {
+			return err
+		}
+		var fresh []int64
+		for _, r := range recs {
+			if r.Offset > last {
+				fresh = append(fresh, r.Offset)
+			}
+		}
+		if len(fresh) > 0 {
+			if err := nudger.PlainAck(ctx, shareconsumer.Accept, fresh...); err != nil {
+				return fmt.Errorf("nudge: %w", err)
+			}
+		}
+		return fmt.Errorf("share start offset %d, not past %d", start, last)
+	})
+	if err != nil {
+		return fmt.Errorf("acks of %v not materialized: %w", offsets, err)
+	}
+	return nil
+}
+
+// checkReturned: offsets are a's again (ACQUIRED by a, not finalized): a can
+// release them (retried while the settlement is still on its way) and
+// acquires them again as their second delivery. A broker that finalized them
+// instead never delivers them again.
+func checkReturned(ctx context.Context, a *Member, offsets []int64) error {
+	err := Eventually(ctx, 20*time.Second, func() error {
+		return a.PlainAck(ctx, shareconsumer.Release, offsets...)
+	})
+	if err != nil {
+		return fmt.Errorf("records %v not returned to member %s: release: %w", offsets, a.name, err)
+	}
+	recs, err := a.Acquire(ctx, offsets, acquireTimeout)
+	if err != nil {
+		return fmt.Errorf("records %v not returned: %w", offsets, err)
+	}
+	for _, r := range recs {
+		if r.DeliveryCount != 2 {
+			return fmt.Errorf("offset %d came back as delivery %d, want 2", r.Offset, r.DeliveryCount)
+		}
+	}
+	return nil
+}
+
+func commitMaterializes(ctx context.Context, e *Env) error {
+	a, offsets, err := setup(ctx, e, 3)
+	if err != nil {
+		return err
+	}
+	t, err := begin(ctx, e, "t", 0)
+	if err != nil {
+		return err
+	}
+	if err := want("stage", t.EnlistAndAck(ctx, kip1289.AckAccept, a.Tags(), offsets...), nil); err != nil {
+		return err
+	}
+	if err := t.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	if err := checkMaterialized(ctx, e, a, offsets); err != nil {
+		return err
+	}
+	return checkDrained(ctx, e, a)
+}
+
+// checkDrained: the share group gets done with everything in the input
+// partition, the transaction's control record included (on Kafka, the marker
+// the enlisted input partition got): our share consumer acknowledges an
+// acquired offset that carries no record as GAP at once; without that the
+// marker would come back at every lock expiry until the delivery limit
+// archived it. Judged as the suite judges a drain (ctp.ReadShareOffsets: lag
+// 0 is done, since Kafka reports the start offset of the last state write).
+func checkDrained(ctx context.Context, e *Env, m *Member) error {
+	var o ctp.ShareOffsets
+	err := Eventually(ctx, 10*time.Second, func() error {
+		if _, err := m.PollFor(ctx, 300*time.Millisecond); err != nil {
+			return err
+		}
+		var err error
+		if o, err = ctp.ReadShareOffsets(ctx, e.admin, e.group, e.input); err != nil {
+			return err
+		}
+		if !ctp.Drained(o.Start, o.End) {
+			return fmt.Errorf("share start %v (reported %v), end %v", o.Start, o.Reported, o.End)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("input not drained (a control record left behind?): %w", err)
+	}
+	return nil
+}
+
+func abortReturnsRecords(ctx context.Context, e *Env) error {
+	a, offsets, err := setup(ctx, e, 3)
+	if err != nil {
+		return err
+	}
+	t, err := begin(ctx, e, "t", 0)
+	if err != nil {
+		return err
+	}
+	if err := want("stage", t.EnlistAndAck(ctx, kip1289.AckAccept, a.Tags(), offsets...), nil); err != nil {
+		return err
+	}
+	if err := t.Abort(ctx); err != nil {
+		return fmt.Errorf("abort: %w", err)
+	}
+	return checkReturned(ctx, a, offsets)
+}
+
+func timedOutTxnReturnsRecords(ctx context.Context, e *Env) error {
+	a, offsets, err := setup(ctx, e, 2)
+	if err != nil {
+		return err
+	}
+	t, err := begin(ctx, e, "t", 2*time.Second)
+	if err != nil {
+		return err
+	}
+	if err := want("stage", t.EnlistAndAck(ctx, kip1289.AckAccept, a.Tags(), offsets...), nil); err != nil {
+		return err
+	}
+	// No EndTxn: the transaction coordinator aborts it after 2s.
+	return checkReturned(ctx, a, offsets)
+}
+
+func fencedProducerRefused(ctx context.Context, e *Env) error {
+	a, offsets, err := setup(ctx, e, 2)
+	if err != nil {
+		return err
+	}
+	t, err := begin(ctx, e, "t", 0)
+	if err != nil {
+		return err
+	}
+	stale, err := t.Identity(ctx)
+	if err != nil {
+		return err
+	}
+	if err := want("enlist before the fence", t.Enlist(ctx, stale), nil); err != nil {
+		return err
+	}
+	if _, err := t.Fence(ctx); err != nil {
+		return err
+	}
+	if err := want("AddShareAcksToTxn of the fenced producer", t.Enlist(ctx, stale), kerr.ProducerFenced); err != nil {
+		return err
+	}
+	err = t.Ack(ctx, stale, kip1289.AckAccept, a.Tags(), offsets...)
+	if err := e.wantByKind("TxnShareAcknowledge of the fenced producer", err,
+		map[Kind]error{Reference: kerr.ProducerFenced, Kafka: kerr.InvalidProducerEpoch}); err != nil {
+		return err
+	}
+	return checkReturned(ctx, a, offsets)
+}
+
+func ackWithoutEnlistRefused(ctx context.Context, e *Env) error {
+	a, offsets, err := setup(ctx, e, 2)
+	if err != nil {
+		return err
+	}
+	t, err := begin(ctx, e, "t", 0)
+	if err != nil {
+		return err
+	}
+	p, err := t.Identity(ctx)
+	if err != nil {
+		return err
+	}
+	if err := want("TxnShareAcknowledge before AddShareAcksToTxn", t.Ack(ctx, p, kip1289.AckAccept, a.Tags(), offsets...),
+		kerr.InvalidTxnState); err != nil {
+		return err
+	}
+	if err := t.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return checkReturned(ctx, a, offsets)
+}
+
+func plainAckOfPendingRefused(ctx context.Context, e *Env) error {
+	a, offsets, err := setup(ctx, e, 2)
+	if err != nil {
+		return err
+	}
+	t, err := begin(ctx, e, "t", 0)
+	if err != nil {
+		return err
+	}
+	if err := want("stage", t.EnlistAndAck(ctx, kip1289.AckAccept, a.Tags(), offsets...), nil); err != nil {
+		return err
+	}
+	for _, typ := range []shareconsumer.AckType{shareconsumer.Accept, shareconsumer.Release} {
+		if err := want("plain "+typ.String()+" of a pending record", a.PlainAck(ctx, typ, offsets...), kerr.InvalidRecordState); err != nil {
+			return err
+		}
+	}
+	if err := t.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return checkMaterialized(ctx, e, a, offsets)
+}
+
+func ackOfRecordsNotHeldRefused(ctx context.Context, e *Env) error {
+	a, offsets, err := setup(ctx, e, 2)
+	if err != nil {
+		return err
+	}
+	b, err := e.Join(ctx, "b")
+	if err != nil {
+		return err
+	}
+	undelivered, err := e.Produce(ctx, 1)
+	if err != nil {
+		return err
+	}
+	t, err := begin(ctx, e, "t", 0)
+	if err != nil {
+		return err
+	}
+	p, err := t.Identity(ctx)
+	if err != nil {
+		return err
+	}
+	if err := want("enlist", t.Enlist(ctx, p), nil); err != nil {
+		return err
+	}
+	if err := want("ack as a member that does not hold them", t.Ack(ctx, p, kip1289.AckAccept, b.Tags(), offsets...),
+		kerr.InvalidRecordState); err != nil {
+		return err
+	}
+	if err := want("ack of a record nobody acquired", t.Ack(ctx, p, kip1289.AckAccept, a.Tags(), undelivered...),
+		kerr.InvalidRecordState); err != nil {
+		return err
+	}
+	if err := t.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return checkReturned(ctx, a, offsets)
+}
+
+func retryIsIdempotent(ctx context.Context, e *Env) error {
+	a, offsets, err := setup(ctx, e, 2)
+	if err != nil {
+		return err
+	}
+	t, err := begin(ctx, e, "t", 0)
+	if err != nil {
+		return err
+	}
+	for i := range 2 {
+		if err := want(fmt.Sprintf("stage, attempt %d", i+1), t.EnlistAndAck(ctx, kip1289.AckAccept, a.Tags(), offsets...), nil); err != nil {
+			return err
+		}
+	}
+	if err := t.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return checkMaterialized(ctx, e, a, offsets)
+}
+
+func memberTagsAbsent(ctx context.Context, e *Env) error {
+	a, offsets, err := setup(ctx, e, 2)
+	if err != nil {
+		return err
+	}
+	t, err := begin(ctx, e, "t", 0)
+	if err != nil {
+		return err
+	}
+	if err := want("stage without member tags (any holder)", t.EnlistAndAck(ctx, kip1289.AckAccept, NoTags(), offsets...), nil); err != nil {
+		return err
+	}
+	if err := t.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return checkMaterialized(ctx, e, a, offsets)
+}
+
+func memberTagsUnknownMember(ctx context.Context, e *Env) error {
+	a, offsets, err := setup(ctx, e, 2)
+	if err != nil {
+		return err
+	}
+	t, err := begin(ctx, e, "t", 0)
+	if err != nil {
+		return err
+	}
+	p, err := t.Identity(ctx)
+	if err != nil {
+		return err
+	}
+	if err := want("enlist", t.Enlist(ctx, p), nil); err != nil {
+		return err
+	}
+	nobody, epoch := "no-such-member", int32(1)
+	err = t.Ack(ctx, p, kip1289.AckAccept, memberTags{id: &nobody, epoch: &epoch}, offsets...)
+	if err := e.wantByKind("ack naming a member not in the group", err,
+		map[Kind]error{Reference: kerr.UnknownMemberID, Kafka: kerr.InvalidRecordState}); err != nil {
+		return err
+	}
+	if err := t.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return checkReturned(ctx, a, offsets)
+}
+
+func memberTagsStaleEpoch(ctx context.Context, e *Env) error {
+	a, offsets, err := setup(ctx, e, 2)
+	if err != nil {
+		return err
+	}
+	t, err := begin(ctx, e, "t", 0)
+	if err != nil {
+		return err
+	}
+	p, err := t.Identity(ctx)
+	if err != nil {
+		return err
+	}
+	if err := want("enlist", t.Enlist(ctx, p), nil); err != nil {
+		return err
+	}
+	tags := a.Tags()
+	stale := *tags.epoch + 7
+	tags.epoch = &stale
+	err = t.Ack(ctx, p, kip1289.AckAccept, tags, offsets...)
+	if err := e.wantByKind("ack naming the holder at another member epoch", err,
+		map[Kind]error{Reference: kerr.FencedMemberEpoch, Kafka: nil}); err != nil {
+		return err
+	}
+	// Whatever was staged goes back with the abort.
+	if err := t.Abort(ctx); err != nil {
+		return fmt.Errorf("abort: %w", err)
+	}
+	return checkReturned(ctx, a, offsets)
+}
+
+func twoTxnsSameRecord(ctx context.Context, e *Env) error {
+	a, offsets, err := setup(ctx, e, 2)
+	if err != nil {
+		return err
+	}
+	t1, err := begin(ctx, e, "t1", 0)
+	if err != nil {
+		return err
+	}
+	t2, err := begin(ctx, e, "t2", 0)
+	if err != nil {
+		return err
+	}
+	if err := want("t1 stages", t1.EnlistAndAck(ctx, kip1289.AckAccept, a.Tags(), offsets...), nil); err != nil {
+		return err
+	}
+	if err := want("t2 stages the records pending in t1", t2.EnlistAndAck(ctx, kip1289.AckAccept, a.Tags(), offsets...),
+		kerr.InvalidRecordState); err != nil {
+		return err
+	}
+	if err := t1.Abort(ctx); err != nil {
+		return fmt.Errorf("t1 abort: %w", err)
+	}
+	// t1's abort returns them to a, and t2 may stage them now.
+	err = Eventually(ctx, 20*time.Second, func() error {
+		return t2.EnlistAndAck(ctx, kip1289.AckAccept, a.Tags(), offsets...)
+	})
+	if err := want("t2 stages them after t1 aborted", err, nil); err != nil {
+		return err
+	}
+	if err := t2.Commit(ctx); err != nil {
+		return fmt.Errorf("t2 commit: %w", err)
+	}
+	return checkMaterialized(ctx, e, a, offsets)
+}
+
+// stageAndOutwaitLock stages a's records in an open transaction, then lets
+// member b poll past the records' acquisition lock: what b gets is what the
+// lock policy let go.
+func stageAndOutwaitLock(ctx context.Context, e *Env) (a, b *Member, t *Txn, offsets []int64, bGot []int64, err error) {
+	a, offsets, err = setup(ctx, e, 2)
+	if err != nil {
+		return
+	}
+	if t, err = begin(ctx, e, "t", 0); err != nil {
+		return
+	}
+	if err = want("stage", t.EnlistAndAck(ctx, kip1289.AckAccept, a.Tags(), offsets...), nil); err != nil {
+		return
+	}
+	if b, err = e.Join(ctx, "b"); err != nil {
+		return
+	}
+	recs, err := b.PollFor(ctx, e.Broker.Settings.Lock+4*time.Second)
+	for _, r := range recs {
+		// b's own lock runs out too while it polls on: each offset once.
+		if slices.Contains(offsets, r.Offset) && !slices.Contains(bGot, r.Offset) {
+			bGot = append(bGot, r.Offset)
+		}
+	}
+	return
+}
+
+func pendingLockHold(ctx context.Context, e *Env) error {
+	a, _, t, offsets, bGot, err := stageAndOutwaitLock(ctx, e)
+	if err != nil {
+		return err
+	}
+	if len(bGot) > 0 {
+		return fmt.Errorf("hold: member b acquired %v while their acks were pending", bGot)
+	}
+	if err := t.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return checkMaterialized(ctx, e, a, offsets)
+}
+
+func pendingLockExpire(ctx context.Context, e *Env) error {
+	a, _, t, offsets, bGot, err := stageAndOutwaitLock(ctx, e)
+	if err != nil {
+		return err
+	}
+	slices.Sort(bGot)
+	if !slices.Equal(bGot, offsets) {
+		return fmt.Errorf("expire: member b acquired %v once the lock ran out, want %v (redelivered while pending)", bGot, offsets)
+	}
+	// The KIP as written: the transaction still commits the lapsed acks, and
+	// finalizes the records b now holds (docs/FINDINGS.md 3).
+	if err := t.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return checkMaterialized(ctx, e, a, offsets)
+}
+
+// stageAndRestart stages a's records in an open transaction, then restarts
+// the broker: the share-partition loads again, from what was persisted.
+func stageAndRestart(ctx context.Context, e *Env) (a *Member, t *Txn, offsets []int64, err error) {
+	if e.Broker.Restart == nil {
+		return nil, nil, nil, fmt.Errorf("broker %s cannot restart", e.Broker.Kind)
+	}
+	if a, offsets, err = setup(ctx, e, 3); err != nil {
+		return
+	}
+	if t, err = begin(ctx, e, "t", 0); err != nil {
+		return
+	}
+	if err = want("stage", t.EnlistAndAck(ctx, kip1289.AckAccept, a.Tags(), offsets...), nil); err != nil {
+		return
+	}
+	if err = e.Broker.Restart(ctx); err != nil {
+		err = fmt.Errorf("restart: %w", err)
+	}
+	return
+}
+
+// While the acks are pending across the restart nobody gets the records; the
+// commit after the share-partition loaded again materializes them (the
+// pending set was persisted, restored as pending, settled by the live marker).
+func restartThenCommit(ctx context.Context, e *Env) error {
+	a, t, offsets, err := stageAndRestart(ctx, e)
+	if err != nil {
+		return err
+	}
+	recs, err := a.PollFor(ctx, 3*time.Second) // loads the share-partition again
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if slices.Contains(offsets, r.Offset) {
+			return fmt.Errorf("offset %d delivered again (delivery %d) while its ack was pending across the restart", r.Offset, r.DeliveryCount)
+		}
+	}
+	if err := t.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return checkMaterialized(ctx, e, a, offsets)
+}
+
+// The commit's marker reaches the partition before anyone loads the
+// share-partition again; the load finds the outcome (Kafka: in the log, from
+// the persisted stage offset) and materializes the acks.
+func restartCommitBeforeLoad(ctx context.Context, e *Env) error {
+	a, t, offsets, err := stageAndRestart(ctx, e)
+	if err != nil {
+		return err
+	}
+	if err := t.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return checkMaterialized(ctx, e, a, offsets)
+}
+
+// An abort after the restart returns the records: they are delivered again.
+func restartThenAbort(ctx context.Context, e *Env) error {
+	a, t, offsets, err := stageAndRestart(ctx, e)
+	if err != nil {
+		return err
+	}
+	if _, err := a.PollFor(ctx, time.Second); err != nil {
+		return err
+	}
+	if err := t.Abort(ctx); err != nil {
+		return fmt.Errorf("abort: %w", err)
+	}
+	return checkRedelivered(ctx, a, offsets)
+}
+
+// checkRedelivered: offsets are delivered again, as delivery 2: a releases
+// them if they came back to it (the reference broker returns a record to its
+// holder while its lock runs), or acquires them if they came back AVAILABLE (a
+// restored entry has no holder).
+func checkRedelivered(ctx context.Context, a *Member, offsets []int64) error {
+	var got []*shareconsumer.Record
+	err := Eventually(ctx, 20*time.Second, func() error {
+		_ = a.PlainAck(ctx, shareconsumer.Release, offsets...)
+		recs, err := a.PollFor(ctx, 500*time.Millisecond)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			if slices.Contains(offsets, r.Offset) && !slices.ContainsFunc(got, func(g *shareconsumer.Record) bool { return g.Offset == r.Offset }) {
+				got = append(got, r)
+			}
+		}
+		if len(got) < len(offsets) {
+			return fmt.Errorf("delivered again: %v of %v", offsetsOf(got), offsets)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("records not returned: %w", err)
+	}
+	for _, r := range got {
+		if r.DeliveryCount != 2 {
+			return fmt.Errorf("offset %d came back as delivery %d, want 2", r.Offset, r.DeliveryCount)
+		}
+	}
+	return nil
+}
+
+// The workload's own Sender (the native realization's path: negotiation,
+// AddShareAcksToTxn, TxnShareAcknowledge routed by the negotiated version: to
+// the share coordinator on v0, to the partition leader on v1) stages acks a
+// commit materializes.
+func workloadSenderRoutes(ctx context.Context, e *Env) error {
+	a, offsets, err := setup(ctx, e, 3)
+	if err != nil {
+		return err
+	}
+	t, err := begin(ctx, e, "t", 0)
+	if err != nil {
+		return err
+	}
+	sender, err := kip1289.NewSender(t.cl, kip1289.DefaultAPIKeys())
+	if err != nil {
+		return err
+	}
+	acks := kip1289.ShareAcknowledgements{{Topic: e.input, Partition: 0}: {{FirstOffset: offsets[0], LastOffset: offsets[len(offsets)-1], AckType: kip1289.AckAccept}}}
+	md := kip1289.ShareGroupMetadata{GroupID: e.group, MemberID: a.c.MemberID(), GenerationID: a.c.MemberEpoch()}
+	if err := want("Sender.SendShareAcksToTransaction", sender.SendShareAcksToTransaction(ctx, acks, md), nil); err != nil {
+		return err
+	}
+	if err := t.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return checkMaterialized(ctx, e, a, offsets)
+}

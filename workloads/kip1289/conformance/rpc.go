@@ -1,0 +1,151 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/sharechaos/sharechaos/workloads/kip1289"
+	"github.com/sharechaos/sharechaos/workloads/kip1289/wire"
+)
+
+// rpc sends KIP-1289's two requests one at a time, with exactly the producer
+// id, epoch and member tags a case chooses (the workload's Sender always
+// sends its producer's own), to the broker the negotiated version routes
+// them to, and returns the one partition's error code as a kerr error. It is
+// the suite's own reading of the routing contract, independent of the
+// workload's transport.
+type rpc struct {
+	cl      *kgo.Client
+	keys    kip1289.APIKeys
+	version int16 // TxnShareAcknowledge's, as negotiated
+}
+
+func newRPC(ctx context.Context, cl *kgo.Client, keys kip1289.APIKeys) (*rpc, error) {
+	s, err := kip1289.Negotiate(ctx, cl, keys)
+	if err != nil {
+		return nil, err
+	}
+	if !s.Native {
+		return nil, fmt.Errorf("broker does not speak KIP-1289: missing %v", s.Missing)
+	}
+	return &rpc{cl: cl, keys: keys, version: s.TxnShareAcknowledgeVersion}, nil
+}
+
+// producer is the producer identity a request carries.
+type producer struct {
+	txnID string
+	id    int64
+	epoch int16
+}
+
+// memberTags are TxnShareAcknowledge's proposed tags; nil fields are absent.
+type memberTags struct {
+	id    *string
+	epoch *int32
+}
+
+func (r *rpc) addShareAcksToTxn(ctx context.Context, p producer, group, topic string, partition int32) error {
+	node, err := r.findCoordinator(ctx, 1, p.txnID)
+	if err != nil {
+		return err
+	}
+	req := &wire.AddShareAcksToTxnRequest{APIKey: r.keys.AddShareAcksToTxn, TransactionalID: p.txnID,
+		ProducerID: p.id, ProducerEpoch: p.epoch, GroupID: group,
+		Topics: []wire.AddShareAcksToTxnRequestTopic{{Topic: topic, Partitions: []int32{partition}}}}
+	for {
+		resp, err := req.RequestWith(ctx, r.cl.Broker(int(node)))
+		if err != nil {
+			return fmt.Errorf("AddShareAcksToTxn: %w", err)
+		}
+		err = kerr.ErrorForCode(resp.ErrorCode)
+		// The previous transaction of this id may still be completing.
+		if !errors.Is(err, kerr.ConcurrentTransactions) {
+			return err
+		}
+		if err := sleep(ctx, 50*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+func (r *rpc) txnShareAcknowledge(ctx context.Context, p producer, group string, topic string, topicID [16]byte,
+	partition int32, batches []wire.AcknowledgementBatch, tags memberTags) error {
+	var node int32
+	var err error
+	if r.version == wire.TxnShareAcknowledgeToLeader {
+		node, err = r.leader(ctx, topic, partition)
+	} else {
+		node, err = r.findCoordinator(ctx, 2, kip1289.ShareCoordinatorKey(group, topicID, partition))
+	}
+	if err != nil {
+		return err
+	}
+	req := &wire.TxnShareAcknowledgeRequest{APIKey: r.keys.TxnShareAcknowledge, GroupID: group,
+		TransactionalID: p.txnID, ProducerID: p.id, ProducerEpoch: p.epoch,
+		Topics: []wire.TxnShareAcknowledgeRequestTopic{{TopicID: topicID,
+			Partitions: []wire.TxnShareAcknowledgeRequestPartition{{Partition: partition, AcknowledgementBatches: batches}}}},
+		MemberID: tags.id, MemberEpoch: tags.epoch}
+	resp, err := req.RequestWith(ctx, r.cl.Broker(int(node)))
+	if err != nil {
+		return fmt.Errorf("TxnShareAcknowledge: %w", err)
+	}
+	if resp.Version != r.version {
+		return fmt.Errorf("TxnShareAcknowledge went out as v%d, negotiated v%d", resp.Version, r.version)
+	}
+	if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
+		return fmt.Errorf("TxnShareAcknowledge: response %+v does not answer the one partition asked", resp.Topics)
+	}
+	return kerr.ErrorForCode(resp.Topics[0].Partitions[0].ErrorCode)
+}
+
+func (r *rpc) findCoordinator(ctx context.Context, typ int8, key string) (int32, error) {
+	for {
+		req := kmsg.NewPtrFindCoordinatorRequest()
+		req.CoordinatorType = typ
+		req.CoordinatorKeys = []string{key}
+		resp, err := req.RequestWith(ctx, r.cl)
+		if err == nil && len(resp.Coordinators) == 1 {
+			err = kerr.ErrorForCode(resp.Coordinators[0].ErrorCode)
+			if err == nil {
+				return resp.Coordinators[0].NodeID, nil
+			}
+		}
+		if err := sleep(ctx, 100*time.Millisecond); err != nil {
+			return 0, fmt.Errorf("find coordinator (type %d) of %s: %w", typ, key, err)
+		}
+	}
+}
+
+func (r *rpc) leader(ctx context.Context, topic string, partition int32) (int32, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr(topic)
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(ctx, r.cl)
+	if err != nil {
+		return 0, fmt.Errorf("leader of %s/%d: %w", topic, partition, err)
+	}
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if p.Partition == partition && p.Leader >= 0 {
+				return p.Leader, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("leader of %s/%d: none in metadata", topic, partition)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
