@@ -43,16 +43,17 @@ type Conditions struct {
 //
 // A row whose guarantee depends on transactions that span share-partitions
 // (SpansPartitions) also needs one in a native cell, whose consumer asks
-// every leader at once, when the cell had two partitions on two brokers at
-// least: one broker hands a poll one partition's records while it has
-// enough of them.
+// every partition it was assigned in each poll, when some worker was bound
+// to be assigned two partitions (more partitions than workers: a share
+// group hands each partition to one member while it has more partitions
+// than members) and a poll may hold two records (batch 2 or more).
 func (s Scenario) EvidenceFor(mode ctp.AckMode, realization string, c Conditions) []Evidence {
 	ev := s.Evidence
 	if mode == ctp.Transactional && kip1289.BrokerSettles(realization) {
 		if under, ok := s.EvidenceUnder[c.PendingLock]; ok {
 			ev = under
 		}
-		if s.SpansPartitions && c.Shape.Partitions >= 2 && c.Shape.Brokers >= 2 {
+		if s.SpansPartitions && c.Shape.Partitions > int32(c.Shape.Workers) && c.Shape.Batch >= 2 {
 			ev = append(slices.Clone(ev), acksSpanned)
 		}
 	}

@@ -155,11 +155,11 @@ func TestHeldAcrossAcksEvidenceImplicit(t *testing.T) {
 
 // TestAcksSpannedEvidence: a native cell of a row that needs transactions
 // spanning share-partitions must show one when its shape allows it; the
-// ledger, a one-partition or one-broker shape, and rows that do not need it
-// are not asked.
+// ledger, a shape where no worker is bound to hold two partitions or a poll
+// holds one record, and rows that do not need it are not asked.
 func TestAcksSpannedEvidence(t *testing.T) {
 	steady, _ := Lookup("steady")
-	shape := Shape{Partitions: 4, Brokers: 3}
+	shape := Shape{Workers: 3, Partitions: 4, Batch: 10, Brokers: 3}
 	acks := func(parts ...int32) history.Event {
 		e := ev(1, "w1.1", history.OK, history.FTxnAcks)
 		for _, p := range parts {
@@ -178,7 +178,10 @@ func TestAcksSpannedEvidence(t *testing.T) {
 	if missing != nil || !strings.Contains(strings.Join(notes, ""), "1 transactions, the first w1.1 txn 0 (2 partitions)") {
 		t.Errorf("a spanning transaction not found: notes %v, missing %v", notes, missing)
 	}
-	for _, c := range []Conditions{{Shape: Shape{Partitions: 1, Brokers: 3}}, {Shape: Shape{Partitions: 4, Brokers: 1}}, {}} {
+	if ev := native(Conditions{Shape: Shape{Workers: 1, Partitions: 2, Batch: 2, Brokers: 1}}); len(ev) != 1 {
+		t.Errorf("one broker leading two partitions of one worker: evidence %v, want the spanning transaction", ev)
+	}
+	for _, c := range []Conditions{{Shape: Shape{Workers: 1, Partitions: 1, Batch: 10, Brokers: 3}}, {Shape: Shape{Workers: 4, Partitions: 4, Batch: 10, Brokers: 3}}, {Shape: Shape{Workers: 1, Partitions: 4, Batch: 1, Brokers: 3}}, {}} {
 		if ev := native(c); len(ev) != 0 {
 			t.Errorf("shape %+v: evidence %v, want none (it cannot span)", c.Shape, ev)
 		}

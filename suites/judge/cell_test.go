@@ -145,10 +145,11 @@ func nativeSteady(spanning bool) ctp.Observation {
 // The steady row's native cells must show a transaction whose acks spanned
 // share-partitions where the shape allows one (a broker that commits only
 // the first partition's acks passes cells without): must pass with one,
-// must be UNKNOWN without, and is not asked on one broker.
+// must be UNKNOWN without, and is not asked where no worker was bound to
+// hold two partitions or a poll could hold one record only.
 func TestJudgeCellSpanningAcks(t *testing.T) {
 	s, _ := scenarios.Lookup("steady")
-	shape := scenarios.Conditions{Shape: scenarios.Shape{Partitions: 2, Brokers: 3}}
+	shape := scenarios.Conditions{Shape: scenarios.Shape{Workers: 1, Partitions: 2, Batch: 10, Brokers: 1}}
 	for _, tc := range []struct {
 		spanning bool
 		conds    scenarios.Conditions
@@ -156,7 +157,8 @@ func TestJudgeCellSpanningAcks(t *testing.T) {
 	}{
 		{true, shape, verdict.Pass},
 		{false, shape, verdict.Unknown},
-		{false, scenarios.Conditions{Shape: scenarios.Shape{Partitions: 2, Brokers: 1}}, verdict.Pass},
+		{false, scenarios.Conditions{Shape: scenarios.Shape{Workers: 2, Partitions: 2, Batch: 10, Brokers: 3}}, verdict.Pass},
+		{false, scenarios.Conditions{Shape: scenarios.Shape{Workers: 1, Partitions: 2, Batch: 1, Brokers: 3}}, verdict.Pass},
 	} {
 		cell := result.Cell{Scenario: s.Name, Mode: string(ctp.Transactional), Realization: ctp.RealizationNative}
 		Cell(&cell, nativeSteady(tc.spanning), s, tc.conds)

@@ -24,8 +24,10 @@ type Config struct {
 	// Spread makes each Poll first ask every leader of an assigned
 	// partition at once, without waiting, for a share of MaxRecords, as
 	// Kafka's Java share consumer fetches from every leader at once; only
-	// when none had records does it wait on one. A poll then holds records
-	// of several share-partitions whenever several leaders have some.
+	// when none had records does it wait on one. A leader of several
+	// assigned partitions is asked once per partition, in turn (the broker
+	// starts each fetch of a session at the next partition). A poll then
+	// holds records of several share-partitions whenever several have some.
 	Spread bool
 	// MaxWait is ShareFetch's MaxWaitMillis; default 100ms.
 	MaxWait time.Duration

@@ -112,7 +112,7 @@ func (c *Consumer) Assignment() map[string][]int32 {
 //
 // It sends one ShareFetch to the next broker (round-robin) that leads an
 // assigned partition; with Config.Spread it first asks every such broker at
-// once (spread.go).
+// once, and each for every partition it leads (spread.go).
 //
 // Poll may return records and an error together (a partition's data that
 // did not decode, a partition error): the records are acquired all the
@@ -131,7 +131,7 @@ func (c *Consumer) Poll(ctx context.Context) ([]*Record, error) {
 		}
 	}
 	want := c.wanted(assigned)
-	if c.cfg.Spread && len(want) > 1 {
+	if c.cfg.Spread && spreads(want) {
 		if recs, err := c.spread(ctx, want); len(recs) > 0 || ctx.Err() != nil {
 			return recs, err
 		}

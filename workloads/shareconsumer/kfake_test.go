@@ -3,6 +3,7 @@ package shareconsumer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/sharechaos/sharechaos/internal/clustertest"
 	"slices"
 	"sync"
@@ -318,4 +319,47 @@ func testRenewExtendsLock(t *testing.T, ctx context.Context, bootstrap []string)
 	}
 	// 1.5 locks after the fetch the records are still ours to accept.
 	accept(t, ctx, c, recs)
+}
+
+// TestKfakeSpreadSpansPartitionsOfOneLeader: with Spread, one consumer on
+// one broker leading both partitions gets records of both in every poll
+// while both have records; without it, a poll holds one partition's while
+// that one has enough (the broker fills a fetch from one partition first).
+// A transaction's acks span share-partitions only if its poll does.
+func TestKfakeSpreadSpansPartitionsOfOneLeader(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, spread := range []bool{true, false} {
+		t.Run(fmt.Sprintf("spread=%v", spread), func(t *testing.T) {
+			f := newFixture(t, ctx, startKfake(t, 1), 2, 1)
+			f.produce(t, ctx, 0, 200)
+			c, err := New(ctx, Config{Bootstrap: f.bootstrap, Group: f.group, Topics: []string{f.topic}, MaxRecords: 10, Spread: spread})
+			if err != nil {
+				t.Fatalf("new consumer: %v", err)
+			}
+			t.Cleanup(func() { _ = c.Close(context.Background()) })
+			polls, spanning := 0, 0
+			pollUntil(t, ctx, c, 30*time.Second, func(recs []*Record) bool {
+				if len(recs) == 0 {
+					return false
+				}
+				parts := map[int32]bool{}
+				for _, r := range recs {
+					parts[r.Partition] = true
+				}
+				polls++
+				if len(parts) >= 2 {
+					spanning++
+				}
+				accept(t, ctx, c, recs)
+				return polls == 5
+			})
+			if spread && spanning != polls {
+				t.Errorf("spread: %d of %d polls spanned both partitions, want every one", spanning, polls)
+			}
+			if !spread && spanning != 0 {
+				t.Errorf("without spread: %d of %d polls spanned both partitions; the test no longer shows what Spread is for", spanning, polls)
+			}
+		})
+	}
 }
