@@ -10,6 +10,9 @@ import (
 // ClusterInfo is the cluster a run tested, in every report: which Kafka,
 // where, which brokers, and what they advertise.
 type ClusterInfo struct {
+	// Release is the Kafka release the run asked for (--kafka-version),
+	// "" when it named an image or none.
+	Release string `json:"release,omitempty"`
 	// KafkaVersion is the broker's version as its ApiVersions answer tells
 	// it (the newest release whose API ranges match; Kafka has no
 	// version RPC), e.g. "v4.2"; VersionSource says how it was found.
@@ -53,6 +56,9 @@ func (c *ClusterInfo) Rows() [][2]string {
 	kip := "not advertised"
 	if c.KIP1289Advertised {
 		kip = "advertised"
+	}
+	if c.Release != "" {
+		v = c.Release + ", answers as " + v
 	}
 	rows := [][2]string{{"kafka version", v}}
 	if c.Image != "" {

@@ -39,6 +39,11 @@ func TestUsageErrorsExit64AndNameTheProblem(t *testing.T) {
 		{[]string{"run", "--records", "-5", "--out", out + "/d"}, "--records -5"},
 		{[]string{"run", "--lock", "2s", "--txn-timeout", "3s", "--out", out + "/e"}, "--txn-timeout"},
 		{[]string{"run", "stray"}, `unexpected argument "stray"`},
+		{[]string{"run", "--kafka-version", "4.2", "--out", out + "/f"}, `kafka version "4.2"`},
+		{[]string{"run", "--kafka-version", "4.2.2,4.2.2", "--out", out + "/g"}, "given twice"},
+		{[]string{"run", "--kafka-version", "4.2.2", "--kafka-image", "x/kafka:1", "--out", out + "/h"}, "give one"},
+		{[]string{"run", "--backend", "embedded", "--kafka-version", "4.2.2", "--out", out + "/i"}, "needs --backend docker"},
+		{[]string{"bench", "--kafka-version", "4.2.2,4.4.0", "--out", out + "/j"}, "a bench runs one release"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{nil, "Usage"},
 	}

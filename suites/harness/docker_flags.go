@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	flag "github.com/spf13/pflag"
 
@@ -17,25 +18,98 @@ type DockerFlags struct {
 	// else ours); BrokerJIT the brokers' JIT (docker.JITs).
 	KafkaImage string
 	BrokerJIT  string
+	// KafkaVersions are the Kafka releases to run, each on our stock image
+	// of it (docker.VersionImage; --kafka-version 4.2.2,4.4.0): a run runs
+	// every cell on each, one cluster after another; a bench or a
+	// standalone cluster takes one. Empty: KafkaImage.
+	KafkaVersions []string
+}
+
+// Versions are the releases a run goes through, in the order given: [""]
+// when none was named (one cluster of KafkaImage, cells without a version).
+func (d DockerFlags) Versions() []string {
+	if len(d.KafkaVersions) == 0 {
+		return []string{""}
+	}
+	return d.KafkaVersions
+}
+
+// ForVersion is d for one cluster of the release v ("": d as it is).
+func (d DockerFlags) ForVersion(v string) DockerFlags {
+	if v != "" {
+		d.KafkaVersions = []string{v}
+	}
+	return d
+}
+
+// image is the Kafka image a cluster of d runs ("": the backend's default).
+func (d DockerFlags) image() string {
+	if len(d.KafkaVersions) == 1 {
+		return docker.VersionImage(d.KafkaVersions[0])
+	}
+	return d.KafkaImage
 }
 
 func (d *DockerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.BrokerJIT, "broker-jit", docker.JITC1, "docker backend: the brokers' JIT, c1 (short-lived brokers on few cores: fastest) or full (HotSpot's C2 too, for latency figures beside a production JVM's)")
 	fs.StringVar(&d.KafkaImage, "kafka-image", "", "docker backend: the Kafka image to qualify (default $SHARECHAOS_KAFKA_IMAGE, else ours; docker/README.md says what an image must do)")
+	fs.Var((*ListFlag)(&d.KafkaVersions), "kafka-version", "docker backend: Apache Kafka releases to run, repeated or comma-separated (4.2.2,4.3.2,4.4.0), each on our image of it (make images KAFKA_VERSIONS=\"4.2.2 4.4.0\"); run runs every cell on each, side by side in one report")
 }
 
-// check refuses a JIT that is not one; the flags are harmless on another
-// backend (their defaults are set whatever the backend).
-func (d DockerFlags) check(bool) error {
+// check refuses a JIT that is not one, a version that is not a release, a
+// version given twice or beside --kafka-image, and versions for a backend
+// other than docker (auto is checked once it chose: CheckVersionImages);
+// the other flags are harmless on another backend (their defaults are set
+// whatever the backend).
+func (d DockerFlags) check(chosen bool) error {
 	if d.BrokerJIT != "" && !slices.Contains(docker.JITs, d.BrokerJIT) {
 		return Usagef("--broker-jit %q: want one of %v", d.BrokerJIT, docker.JITs)
+	}
+	if len(d.KafkaVersions) == 0 {
+		return nil
+	}
+	if d.KafkaImage != "" {
+		return Usagef("--kafka-version and --kafka-image: give one (a version runs our image of it, %s)", docker.VersionImage("VERSION"))
+	}
+	for i, v := range d.KafkaVersions {
+		if err := docker.CheckVersion(v); err != nil {
+			return Usagef("--kafka-version: %v", err)
+		}
+		if slices.Contains(d.KafkaVersions[:i], v) {
+			return Usagef("--kafka-version %s: given twice", v)
+		}
+	}
+	return nil
+}
+
+// CheckVersionImages refuses --kafka-version on a backend other than
+// docker, and a version whose image was not built (nothing is run, so the
+// user builds it first); backend is the chosen one.
+func CheckVersionImages(ctx context.Context, d DockerFlags, backend string) error {
+	if len(d.KafkaVersions) == 0 {
+		return nil
+	}
+	if backend != docker.Name {
+		return Usagef("--kafka-version runs Kafka releases in containers: it needs --backend docker (the run's backend is %s)", backend)
+	}
+	images := make([]string, len(d.KafkaVersions))
+	for i, v := range d.KafkaVersions {
+		images[i] = docker.VersionImage(v)
+	}
+	missing, err := docker.MissingImages(ctx, images)
+	if err != nil {
+		return Usagef("--kafka-version: %v", err)
+	}
+	if len(missing) > 0 {
+		return Usagef("--kafka-version: image %s missing: build it with make images KAFKA_VERSIONS=\"%s\"",
+			strings.Join(missing, ", "), strings.Join(d.KafkaVersions, " "))
 	}
 	return nil
 }
 
 func startDocker(ctx context.Context, o StartOptions) (cluster.Cluster, error) {
 	d := o.Flags.Docker
-	c, err := docker.Start(ctx, docker.Options{Brokers: o.Brokers, RunID: "sc-" + o.RunID, KafkaImage: d.KafkaImage, BrokerJIT: d.BrokerJIT,
+	c, err := docker.Start(ctx, docker.Options{Brokers: o.Brokers, RunID: "sc-" + o.RunID, KafkaImage: d.image(), BrokerJIT: d.BrokerJIT,
 		LogDir: filepath.Join(o.Dir, "broker-logs"), Logger: o.Log})
 	if c == nil {
 		return nil, err

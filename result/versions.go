@@ -1,0 +1,22 @@
+package result
+
+// VersionComparison is one release's commit latency against the baseline
+// release's, for one scenario and mode, by the Mann-Whitney U test over the
+// cells' commits (every committed transaction's txn_commit_duration).
+type VersionComparison struct {
+	Scenario string `json:"scenario"`
+	// Mode is the mode with its realization ("transactional/ledger").
+	Mode              string  `json:"mode"`
+	Metric            string  `json:"metric"`
+	Baseline          string  `json:"baseline"`
+	Candidate         string  `json:"candidate"`
+	BaselineMedianMs  float64 `json:"baseline_median_ms"`
+	CandidateMedianMs float64 `json:"candidate_median_ms"`
+	// Ratio is the candidate's median over the baseline's (0: undefined).
+	Ratio       float64 `json:"ratio"`
+	P           float64 `json:"p"`
+	N1          int     `json:"n1"`
+	N2          int     `json:"n2"`
+	Significant bool    `json:"significant"`
+	Words       string  `json:"words"`
+}
