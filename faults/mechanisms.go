@@ -22,6 +22,9 @@ var (
 	SlowNetwork = Mechanism{Act: slowNetwork, Needs: needsAll(needsNetwork, needsLatency), Scope: ScopeShared}
 	// RollingRestart restarts every broker in turn.
 	RollingRestart = Mechanism{Act: rollingRestart, Needs: needsRestarts, Scope: ScopeShared}
+	// RollingUpgrade moves every broker in turn to the next release, then
+	// finalizes the feature levels.
+	RollingUpgrade = Mechanism{Act: rollingUpgrade, Needs: needsAll(needsRestarts, needsReleases), Scope: ScopeShared}
 	// LateEndTxn replays a captured EndTxn after a newer transaction began.
 	LateEndTxn = Mechanism{Act: lateEndTxn, Needs: needsAll(needsRoles, needsKafkaToxic), Scope: ScopeCell}
 )

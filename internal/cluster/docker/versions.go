@@ -1,9 +1,11 @@
 package docker
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -42,4 +44,39 @@ func MissingImages(ctx context.Context, images []string) ([]string, error) {
 		}
 	}
 	return missing, nil
+}
+
+// CompareReleases orders two releases (CheckVersion's form): -1, 0 or 1.
+// A release candidate ("4.4.0-rc1") comes before its release.
+func CompareReleases(a, b string) int {
+	an, as, _ := strings.Cut(a, "-")
+	bn, bs, _ := strings.Cut(b, "-")
+	ap, bp := strings.Split(an, "."), strings.Split(bn, ".")
+	for i := 0; i < len(ap) && i < len(bp); i++ {
+		x, _ := strconv.Atoi(ap[i])
+		y, _ := strconv.Atoi(bp[i])
+		if x != y {
+			return cmp.Compare(x, y)
+		}
+	}
+	switch {
+	case as == bs:
+		return 0
+	case as == "":
+		return 1
+	case bs == "":
+		return -1
+	}
+	return cmp.Compare(as, bs)
+}
+
+// Newest is the newest of releases ("" for none).
+func Newest(releases []string) string {
+	var n string
+	for _, r := range releases {
+		if n == "" || CompareReleases(r, n) > 0 {
+			n = r
+		}
+	}
+	return n
 }
