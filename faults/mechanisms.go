@@ -24,7 +24,10 @@ var (
 	RollingRestart = Mechanism{Act: rollingRestart, Needs: needsRestarts, Scope: ScopeShared}
 	// RollingUpgrade moves every broker in turn to the next release, then
 	// finalizes the feature levels.
-	RollingUpgrade = Mechanism{Act: rollingUpgrade, Needs: needsAll(needsRestarts, needsReleases), Scope: ScopeShared}
+	RollingUpgrade = Mechanism{Act: rollingUpgrade, Needs: needsAll(needsRestarts, needsReleases), Scope: ScopeShared, ChangesRelease: true}
+	// RollingDowngrade is RollingUpgrade, then the roll back to the old
+	// release, which Kafka may refuse.
+	RollingDowngrade = Mechanism{Act: rollingDowngrade, Needs: needsAll(needsRestarts, needsReleases, needsNewerTarget), Scope: ScopeShared, ChangesRelease: true}
 	// LateEndTxn replays a captured EndTxn after a newer transaction began.
 	LateEndTxn = Mechanism{Act: lateEndTxn, Needs: needsAll(needsRoles, needsKafkaToxic), Scope: ScopeCell}
 )

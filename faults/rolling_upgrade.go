@@ -21,6 +21,10 @@ const (
 	ActionRefused  = "refused"
 	AttrRefusal    = "refusal"
 	AttrRolledBack = "rolled_back"
+	// AttrPhase marks rolling-downgrade's second roll, back to the old
+	// release (PhaseDowngrade), apart from its upgrade.
+	AttrPhase      = "phase"
+	PhaseDowngrade = "downgrade"
 )
 
 // rollingUpgrade moves every broker in turn to the cluster's upgrade
@@ -44,14 +48,9 @@ func rollingUpgrade(ctx context.Context, env Env) error {
 		return err
 	}
 	defer a.close()
-	nodes := env.Cluster.Nodes()
-	logged := map[cluster.NodeID]string{}
-	for i, node := range nodes {
-		v, refused, err := upgradeOne(ctx, env, a, rel, node, fmt.Sprintf("%d/%d", i+1, len(nodes)))
-		if err != nil || refused {
-			return err
-		}
-		logged[node] = v
+	logged, refused, err := roll(ctx, env, a, rel, swap{from: from, to: to})
+	if err != nil || refused {
+		return err
 	}
 	pctx, cancel := healContext(ctx, time.Minute)
 	defer cancel()
@@ -61,11 +60,31 @@ func rollingUpgrade(ctx context.Context, env Env) error {
 	return finalizeFeatures(pctx, env, a, from, to)
 }
 
+// swap is one roll's direction: from one release to another, and the
+// phase its events carry ("" for the upgrade).
+type swap struct{ from, to, phase string }
+
+// roll moves every broker in turn (upgradeOne): the version each logged,
+// or refused when a broker would not run the release (the roll stops
+// there, that broker back where it was).
+func roll(ctx context.Context, env Env, a *admin, rel cluster.Releases, s swap) (map[cluster.NodeID]string, bool, error) {
+	nodes := env.Cluster.Nodes()
+	logged := map[cluster.NodeID]string{}
+	for i, node := range nodes {
+		v, refused, err := upgradeOne(ctx, env, a, rel, node, s, fmt.Sprintf("%d/%d", i+1, len(nodes)))
+		if err != nil || refused {
+			return logged, refused, err
+		}
+		logged[node] = v
+	}
+	return logged, false, nil
+}
+
 // upgradeOne swaps one broker's release and waits for the cluster to be
 // whole again: the version the new broker logged, or refused when Kafka
 // would not run the broker on it.
-func upgradeOne(ctx context.Context, env Env, a *admin, rel cluster.Releases, node cluster.NodeID, turn string) (logged string, refused bool, err error) {
-	from, to := rel.Release(), rel.UpgradeTarget()
+func upgradeOne(ctx context.Context, env Env, a *admin, rel cluster.Releases, node cluster.NodeID, s swap, turn string) (logged string, refused bool, err error) {
+	from, to := s.from, s.to
 	at := time.Now()
 	point, load := "under-load", "running"
 	if ctx.Err() != nil {
@@ -77,14 +96,14 @@ func upgradeOne(ctx context.Context, env Env, a *admin, rel cluster.Releases, no
 		load = fmt.Sprintf("%d of %d done", done, total)
 	}
 	n := strconv.Itoa(int(node))
-	fired(env, point, at, map[string]string{"node": n, "action": ActionSwap, AttrFrom: from, AttrTo: to, "turn": turn, "load": load})
+	fired(env, point, at, phased(s, map[string]string{"node": n, "action": ActionSwap, AttrFrom: from, AttrTo: to, "turn": turn, "load": load}))
 	rctx, cancel := healContext(ctx, restartLimit+time.Minute)
 	logged, err = rel.SwapRelease(rctx, node, to)
 	cancel()
 	var no *cluster.RefusedError
 	if errors.As(err, &no) {
-		healed(env, time.Now(), map[string]string{"node": n, "action": ActionRefused, AttrFrom: from, AttrTo: to,
-			AttrRefusal: no.Error(), AttrRolledBack: strconv.FormatBool(no.RolledBack)})
+		healed(env, time.Now(), phased(s, map[string]string{"node": n, "action": ActionRefused, AttrFrom: from, AttrTo: to,
+			AttrRefusal: no.Error(), AttrRolledBack: strconv.FormatBool(no.RolledBack)}))
 		if !no.RolledBack {
 			return "", true, no
 		}
@@ -96,12 +115,41 @@ func upgradeOne(ctx context.Context, env Env, a *admin, rel cluster.Releases, no
 	hctx, cancel := healContext(ctx, catchUpWait)
 	left := a.waitFullyReplicated(hctx, catchUpWait)
 	cancel()
-	healed(env, time.Now(), map[string]string{"node": n, "action": ActionSwapped, AttrTo: to, AttrLogged: logged,
-		"took": time.Since(at).Round(time.Millisecond).String(), "under_replicated_after": strconv.Itoa(left)})
+	healed(env, time.Now(), phased(s, map[string]string{"node": n, "action": ActionSwapped, AttrTo: to, AttrLogged: logged,
+		"took": time.Since(at).Round(time.Millisecond).String(), "under_replicated_after": strconv.Itoa(left)}))
 	return logged, false, nil
 }
 
 // recordInfo puts one of the fault's own facts on the timeline.
 func recordInfo(env Env, f string, attrs map[string]string) {
 	env.record(history.Event{TS: time.Now().UnixNano(), Type: history.Info, F: f, Attrs: attrs})
+}
+
+// phased marks a downgrade's events.
+func phased(s swap, attrs map[string]string) map[string]string {
+	if s.phase != "" {
+		attrs[AttrPhase] = s.phase
+	}
+	return attrs
+}
+
+// rollingDowngrade is rollingUpgrade, then the roll back to the old
+// release, broker by broker, as an operator who regrets the upgrade would
+// try it. Kafka may refuse (a release cannot read the metadata levels a
+// newer one finalized): the refusing broker is put back on the new
+// release, the roll back stops, and the cluster is whole on the new
+// release. Or Kafka accepts, and every broker goes back. Either way never
+// half done: the row's evidence says which.
+func rollingDowngrade(ctx context.Context, env Env) error {
+	if err := rollingUpgrade(ctx, env); err != nil {
+		return err
+	}
+	rel := env.Cluster.(cluster.Releases)
+	a, err := newAdmin(env.Cluster)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	_, _, err = roll(ctx, env, a, rel, swap{from: rel.UpgradeTarget(), to: rel.Release(), phase: PhaseDowngrade})
+	return err
 }

@@ -273,6 +273,13 @@ func rows() []Scenario {
 			Cluster: underLoad(0.1, faults.RollingUpgrade), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
 			Evidence: []Evidence{fired, healed, onNewRelease, featuresFinalized},
 			Requires: failover, Load: Load{Records: rollingUpgradeRecords}},
+		// The roll back an operator would try after it: Kafka refuses a
+		// release that cannot read the finalized levels; refused cleanly
+		// or done whole, never half done.
+		{Name: "rolling-downgrade", Case: "beyond", About: "rolling-upgrade, then every broker in turn back on the old release (Kafka may refuse: then the refusing broker is put back)",
+			Cluster: underLoad(0.1, faults.RollingDowngrade), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence: []Evidence{fired, healed, onNewRelease, featuresFinalized, downgradeWhole},
+			Requires: failover, Load: Load{Records: rollingUpgradeRecords}},
 		// "rejected by epoch (KIP-890 style); no aborted read, no dup" in
 		// every mode ("same").
 		{Name: "late-endtxn", Case: "beyond", About: "a captured EndTxn replayed on a raw connection after a newer transaction began",
@@ -297,7 +304,7 @@ const rollingUpgradeRecords = 6000
 func scheduleMenu() []faults.Part {
 	var menu []faults.Part
 	for _, s := range catalog {
-		if s.Cluster == nil || s.Case != "beyond" || s.Name == "random-schedule" || s.Name == "rolling-upgrade" {
+		if s.Cluster == nil || s.Case != "beyond" || s.Name == "random-schedule" || s.Name == "rolling-upgrade" || s.Name == "rolling-downgrade" {
 			continue
 		}
 		menu = append(menu, faults.Part{Name: s.Name, Mechanism: s.Cluster.Mechanism})

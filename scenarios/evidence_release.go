@@ -21,6 +21,9 @@ var onNewRelease = Evidence{Name: "every broker on the new release",
 		to := ""
 		proofs := map[string]history.Event{}
 		for _, e := range h {
+			if e.Attrs[faults.AttrPhase] == faults.PhaseDowngrade {
+				continue // rolling-downgrade's roll back: downgradeWhole's
+			}
 			switch {
 			case e.F == history.FFaultFired && e.Attrs["action"] == faults.ActionSwap:
 				swapped, to = append(swapped, e.Attrs["node"]), e.Attrs[faults.AttrTo]
@@ -70,4 +73,43 @@ var featuresFinalized = Evidence{Name: "feature levels finalized",
 				e.Attrs[faults.AttrFrom], e.Attrs[faults.AttrTo], e.Attrs["before"], e.Attrs["after"], e.Attrs["supported_by_all"], e.Attrs["load"])
 		}
 		return false, ""
+	}}
+
+// downgradeWhole: the roll back to the old release ended whole, either way
+// Kafka decided: refused at a broker that was put back on the new release
+// (and no broker left on the old one), or every broker on the old release.
+// A refused broker not put back, or a roll back that stopped with brokers
+// on both releases, is missing: half done.
+var downgradeWhole = Evidence{Name: "the downgrade refused cleanly, or done whole",
+	Missing: "the roll back to the old release never ran",
+	Find: func(h history.History, _ Conditions) (bool, string) {
+		var back []string
+		tried, from := 0, ""
+		for _, e := range h {
+			if e.Attrs[faults.AttrPhase] != faults.PhaseDowngrade {
+				continue
+			}
+			switch {
+			case e.F == history.FFaultFired:
+				tried, from = tried+1, e.Attrs[faults.AttrTo]
+			case e.F == history.FHeal && e.Attrs["action"] == faults.ActionSwapped:
+				back = append(back, e.Attrs["node"])
+			case e.F == history.FHeal && e.Attrs["action"] == faults.ActionRefused:
+				if e.Attrs[faults.AttrRolledBack] != "true" {
+					return false, "half done: " + e.Attrs[faults.AttrRefusal]
+				}
+				if len(back) > 0 {
+					return false, fmt.Sprintf("half done: brokers %s went back to %s before Kafka refused: %s",
+						strings.Join(back, ","), from, e.Attrs[faults.AttrRefusal])
+				}
+				return true, "Kafka refused the downgrade at the first broker, which runs the new release again: " + e.Attrs[faults.AttrRefusal]
+			}
+		}
+		if tried == 0 {
+			return false, ""
+		}
+		if len(back) < tried {
+			return false, fmt.Sprintf("half done: %d of %d brokers went back to %s", len(back), tried, from)
+		}
+		return true, fmt.Sprintf("Kafka accepted the downgrade: every broker (%s) runs %s again", strings.Join(back, ","), from)
 	}}

@@ -85,3 +85,54 @@ func TestRollingUpgradeEvidence(t *testing.T) {
 		}
 	}
 }
+
+// TestRollingDowngradeEvidence: a refusal at the first broker that was put
+// back, and a downgrade Kafka accepted on every broker, are whole; a
+// refusal not put back, a refusal after a broker went back, and a roll
+// back that stopped are half done; the upgrade's evidence ignores the
+// roll back's refusal.
+func TestRollingDowngradeEvidence(t *testing.T) {
+	row, _ := Lookup("rolling-downgrade")
+	back := func(ts int64, node, action string, extra ...string) []history.Event {
+		f := orch(ts, history.FFaultFired, "after-drain", map[string]string{"action": faults.ActionSwap, "node": node,
+			faults.AttrTo: "4.2.2", faults.AttrPhase: faults.PhaseDowngrade})
+		a := map[string]string{"action": action, "node": node, faults.AttrPhase: faults.PhaseDowngrade}
+		for i := 0; i+1 < len(extra); i += 2 {
+			a[extra[i]] = extra[i+1]
+		}
+		return []history.Event{f, orch(ts+1, history.FHeal, "", a)}
+	}
+	with := func(evs ...[]history.Event) history.History {
+		h := upgradeHistory()
+		for _, e := range evs {
+			h = append(h, e...)
+		}
+		return h
+	}
+	refused := func(ts int64, node, rolled string) []history.Event {
+		return back(ts, node, faults.ActionRefused, faults.AttrRefusal, "No MetadataVersion with feature level 33", faults.AttrRolledBack, rolled)
+	}
+	whole := []history.History{
+		with(refused(10, "1", "true")),
+		with(back(10, "1", faults.ActionSwapped), back(12, "2", faults.ActionSwapped)),
+	}
+	for i, h := range whole {
+		if _, missing := Show(row.Evidence, h, Conditions{}); missing != nil {
+			t.Errorf("whole %d: missing %s: %s", i, missing.Name, missing.Missing)
+		}
+	}
+	half := []history.History{
+		with(refused(10, "1", "false")),
+		with(back(10, "1", faults.ActionSwapped), refused(12, "2", "true")),
+		with(back(10, "1", faults.ActionSwapped), back(12, "2", faults.ActionSwapped)[:1]),
+		upgradeHistory(),
+	}
+	for i, h := range half {
+		_, missing := Show(row.Evidence, h, Conditions{})
+		if missing == nil || missing.Name != downgradeWhole.Name {
+			t.Errorf("half %d: %+v, want the downgrade evidence missing", i, missing)
+		} else if i < 3 && !strings.Contains(missing.Missing, "half done") {
+			t.Errorf("half %d: %q does not say half done", i, missing.Missing)
+		}
+	}
+}

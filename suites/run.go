@@ -58,15 +58,17 @@ type versionStep struct {
 }
 
 // runVersion runs every cell on one cluster of the step's release: start
-// the cluster, plan its cells, run them, stop it. An error is a usage
-// error (nothing of this release ran); a cluster that does not start is
-// this release's HARNESS-ERROR cell, and the next release still runs.
+// the cluster, plan its cells, run them, stop it. A row whose fault leaves
+// the brokers on another release (rolling-upgrade) runs after the others,
+// each on a cluster of its own (ownCluster.go). An error is a usage error
+// (nothing of this release ran); a cluster that does not start is a
+// HARNESS-ERROR cell, and the next release still runs.
 func (r *runState) runVersion(ctx context.Context, step versionStep) error {
-	c, err := r.startCluster(ctx, step.version)
+	c, err := r.startCluster(ctx, step.version, "")
 	if err != nil || c == nil {
 		return err
 	}
-	defer r.closeCluster(ctx, c)
+	defer func() { r.closeCluster(ctx, c) }()
 	plans, err := planCells(ctx, r.o, c, step.version)
 	if err != nil {
 		// Nothing was run: leave nothing behind (the broker log included).
@@ -77,7 +79,24 @@ func (r *runState) runVersion(ctx context.Context, step versionStep) error {
 	if err := writePlan(r.o.Out, c.Name(), r.planned, step.later); err != nil {
 		r.o.Log.Warn("write plan", "err", err)
 	}
-	r.runCells(ctx, c, plans)
+	shared, own := splitOwnCluster(plans, c)
+	if len(shared) > 0 {
+		r.runCells(ctx, c, shared)
+	}
+	for i, row := range own {
+		if ctx.Err() != nil {
+			break
+		}
+		if len(shared) > 0 || i > 0 {
+			// The cluster before is the one of the cells already run (or
+			// on another release now): the row gets a fresh one.
+			r.closeCluster(ctx, c)
+			if c, err = r.startCluster(ctx, step.version, row[0].Scenario.Name); err != nil || c == nil {
+				return err
+			}
+		}
+		r.runCells(ctx, c, row)
+	}
 	return nil
 }
 
@@ -137,10 +156,11 @@ func (r *runState) leave(err error) (result.Result, error) {
 }
 
 // startCluster chooses and starts the backend, on the release version
-// ("": the image the flags name). A start that fails is the release's one
-// HARNESS-ERROR cell (returned cluster nil, error nil); a bad backend
-// setting is a usage error.
-func (r *runState) startCluster(ctx context.Context, version string) (cluster.Cluster, error) {
+// ("": the image the flags name); own names the row that gets a cluster of
+// its own ("": the release's cluster for every other cell). A start that
+// fails is a HARNESS-ERROR cell (returned cluster nil, error nil); a bad
+// backend setting is a usage error.
+func (r *runState) startCluster(ctx context.Context, version, own string) (cluster.Cluster, error) {
 	o := r.o
 	b := harness.ChooseBackend(ctx, o.Backend)
 	r.res.Backend, r.res.BackendWhy = b.Name, b.Why
@@ -155,7 +175,7 @@ func (r *runState) startCluster(ctx context.Context, version string) (cluster.Cl
 	r.res.Command = replayLine(o.Command, b.Name, o.Seed)
 	flags := o.Backends
 	flags.Docker = flags.Docker.ForVersion(version)
-	so, brokerNote, err := harness.StartOptionsFor(o.Common, b, harness.StartOptions{Brokers: o.Brokers, RunID: r.versionRunID(version), Dir: versionDir(o.Out, version), Lock: o.Lock,
+	so, brokerNote, err := harness.StartOptionsFor(o.Common, b, harness.StartOptions{Brokers: o.Brokers, RunID: ownName(r.versionRunID(version), own), Dir: ownDir(versionDir(o.Out, version), own), Lock: o.Lock,
 		TxnMaxTimeout: o.longestTxnTimeout(), Log: o.Log, Flags: flags})
 	if err != nil {
 		return nil, err
@@ -176,7 +196,9 @@ func (r *runState) startCluster(ctx context.Context, version string) (cluster.Cl
 		r.harnessError(b.Name, version, err)
 		return nil, nil
 	}
-	r.describeCluster(harness.DescribeCluster(ctx, c, o.Common), version)
+	if own == "" {
+		r.describeCluster(harness.DescribeCluster(ctx, c, o.Common), version)
+	}
 	settings, err := harness.CheckBrokerSettings(ctx, c, o.Lock, o.TxnTimeout)
 	for k, v := range settings {
 		r.res.Config["broker:"+k] = v

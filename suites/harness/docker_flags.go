@@ -12,6 +12,7 @@ import (
 	"github.com/sharechaos/sharechaos/docker/images"
 	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/internal/cluster/docker"
+	"github.com/sharechaos/sharechaos/internal/kafkarelease"
 )
 
 // DockerFlags are the docker backend's own settings as given.
@@ -54,7 +55,7 @@ func (d DockerFlags) upgradeTarget() string {
 	if d.UpgradeTo != "" {
 		return d.UpgradeTo
 	}
-	return docker.Newest(d.KafkaVersions)
+	return kafkarelease.Newest(d.KafkaVersions)
 }
 
 // releases are the docker cluster's releases: the one it runs (when it
