@@ -32,7 +32,15 @@ type brokerFeatures struct {
 func (a *admin) askFeatures(ctx context.Context, node cluster.NodeID) (brokerFeatures, error) {
 	req := kmsg.NewPtrApiVersionsRequest()
 	req.ClientSoftwareName, req.ClientSoftwareVersion = "sharechaos", "1"
-	kr, err := a.cl.Broker(int(node)).Request(ctx, req)
+	// A request to one broker is not retried by the client, and the
+	// connection it had to a broker that restarted since fails once (EOF).
+	var kr kmsg.Response
+	var err error
+	for try := 0; try < 5; try++ {
+		if kr, err = a.cl.Broker(int(node)).Request(ctx, req); err == nil || !sleepCtx(ctx, time.Second) {
+			break
+		}
+	}
 	if err != nil {
 		return brokerFeatures{}, fmt.Errorf("ask broker %d its api versions: %w", node, err)
 	}
