@@ -207,6 +207,32 @@ func rows() []Scenario {
 				ctp.Explicit:      duplicates, ctp.Implicit: duplicates},
 			Evidence: []Evidence{firedAt(string(ctp.PointBeforeBegin)), secondAcquisition(true), heldAcrossAcks},
 			Requires: secondWorker},
+		// KIP-1222: the worker renews the locks of the batch it holds past
+		// the lock (every third of it) in a transaction that outlasts the
+		// stall. The broker keeps the records the worker's: nobody else
+		// acquires them (a second acquisition within a confirmed renewal is
+		// redelivered-while-renewed, allowed nowhere), the commit and the
+		// ACCEPT after it succeed, so no mode duplicates: the hazard of
+		// lock-expiry-during-txn, closed. Kafka 4.2 has RENEW (ShareAcknowledge
+		// v2); 4.3 adds share.renew.acknowledge.enable (default true).
+		{Name: "lock-expiry-renewed", Case: "beyond", Load: sharedPartition, About: "a transaction held open past the acquisition lock while the worker renews the batch's locks (KIP-1222 RENEW)",
+			Worker:   &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionStall, Stall: stallPastLock, TxnTimeout: outlastStall, Renew: true},
+			Expect:   exactlyOnceElse(nothing, nothing),
+			Evidence: []Evidence{firedAt(string(ctp.PointBeforeCommit)), renewedPastLock},
+			Requires: secondWorker},
+		// The same worker on a group with share.renew.acknowledge.enable=false
+		// (KIP-1240, Kafka 4.3+): the broker refuses every renewal
+		// (INVALID_RECORD_STATE, "Renewing acquisition locks is not enabled
+		// for the group."), the lock ends, another worker acquires the
+		// records: lock-expiry-before-commit's hazard (explicit: the ACCEPT
+		// after the commit fails, a duplicate). On 4.2 the config does not
+		// exist: N/A naming it.
+		{Name: "lock-expiry-renew-disabled", Case: "beyond", Load: sharedPartition, About: "lock-expiry-renewed on a group whose share.renew.acknowledge.enable is false: the broker refuses RENEW",
+			Worker:       &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionStall, Stall: stallPastLock, TxnTimeout: outlastStall, Renew: true},
+			Expect:       exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence:     []Evidence{firedAt(string(ctp.PointBeforeCommit)), renewRefused},
+			Requires:     secondWorker,
+			GroupConfigs: map[string]string{"share.renew.acknowledge.enable": "false"}},
 		// lock-expiry-during-txn's transaction times out before the lock ends,
 		// so it can only abort. Here the transaction timeout outlasts the
 		// stall: the worker holds its acks pending past the lock, then

@@ -61,6 +61,10 @@ type Scenario struct {
 	// acks into the transaction and the shape allows it, the cell must
 	// show such a transaction (EvidenceFor).
 	SpansPartitions bool
+	// GroupConfigs are share-group configs the row sets besides the run's
+	// (share.renew.acknowledge.enable=false); a broker that does not know
+	// one makes the cell N/A, naming it.
+	GroupConfigs map[string]string
 }
 
 // WorkerFault is a fault the armed worker fires itself, at its point.
@@ -82,6 +86,9 @@ type WorkerFault struct {
 	TxnTimeout func(lock time.Duration) time.Duration
 	// Conduct is the orchestrator's half of the fault (nil: none).
 	Conduct faults.Conduct
+	// Renew: the workers renew the locks of a batch they hold past its
+	// processing (ctp.Renew, KIP-1222), every third of the lock.
+	Renew bool
 }
 
 // ClusterFault is a fault that acts on brokers or links.

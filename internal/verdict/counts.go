@@ -90,6 +90,11 @@ const (
 	// longer held the record, as TxnShareAcknowledge without a member id
 	// allows (docs/FINDINGS.md 2). Allowed nowhere.
 	AnomalyAckedByNonHolder = "acked-by-non-holder"
+	// AnomalyRedeliveredWhileRenewed: a record another worker acquired while
+	// the broker had confirmed a RENEW of its lock to the worker that held
+	// it (KIP-1222), within the lock that renewal started and before that
+	// worker let the record go. Allowed nowhere.
+	AnomalyRedeliveredWhileRenewed = "redelivered-while-renewed"
 )
 
 // Found is one anomaly kind seen in a cell: how often, and a few minimal examples.

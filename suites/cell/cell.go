@@ -10,6 +10,7 @@ package cell
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -71,7 +72,11 @@ func Run(ctx context.Context, env Env, s Settings, plan Plan) (cell result.Cell)
 	env.Display.Phase(plan, PhaseCheck)
 	cell.Notes = append(cell.Notes, notes...)
 	cell.Notes = append(cell.Notes, r.seeding.notes(r)...)
+	var na *notApplicable
 	switch {
+	case errors.As(err, &na):
+		cell.Verdict, cell.Reason = verdict.NA, na.why
+		return cell
 	case err != nil && ctx.Err() != nil:
 		cell.Verdict, cell.Reason = verdict.Unknown, "interrupted before the cell finished; what was recorded is in "+cell.Dir
 	case err != nil:

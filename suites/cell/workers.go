@@ -38,6 +38,11 @@ func (r *run) workers() *workerset.Set {
 	if wf.TxnTimeout != nil {
 		cfg.Base.TxnTimeout = ctp.Duration(wf.TxnTimeout(s.Lock))
 	}
+	if wf.Renew {
+		// A third of the lock: two renewals may be lost or slow before
+		// the lock ends.
+		cfg.Base.Renew = &ctp.Renew{Every: ctp.Duration(s.Lock / 3), Lock: ctp.Duration(s.Lock)}
+	}
 	_ = r.timeline.Record(history.Event{Type: history.Info, F: history.FArm, Fault: r.plan.Name(), Point: string(cfg.Arm.Point),
 		Attrs: map[string]string{"slot": fmt.Sprint(cfg.ArmSlot), "batch": fmt.Sprint(cfg.Arm.Batch), "action": string(cfg.Arm.Action)}})
 	return &workerset.Set{Config: cfg}

@@ -48,6 +48,10 @@ type WorkerConfig struct {
 	// send): whether TxnShareAcknowledge carries the proposed member id and
 	// epoch tagged fields (native realization).
 	MemberTags string `json:"member_tags,omitempty"`
+
+	// Renew, when set, makes the worker renew the acquisition locks of a
+	// batch it holds past its processing (a stall), KIP-1222's RENEW.
+	Renew *Renew `json:"renew,omitempty"`
 }
 
 // Name is the worker's slot.incarnation.

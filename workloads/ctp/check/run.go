@@ -16,6 +16,7 @@ var checkers = []checker{
 	{"output-content", checkOutputContent},
 	{"redelivered-while-pending", checkRedeliveredWhilePending},
 	{"acked-by-non-holder", checkAckedByNonHolder},
+	{"redelivered-while-renewed", checkRedeliveredWhileRenewed},
 	{"fault-points", checkFaultPoints},
 	{"zombie-commits", checkZombieCommits},
 	{"zombie-acks", checkZombieAcks},
