@@ -233,6 +233,21 @@ func rows() []Scenario {
 			Evidence:     []Evidence{firedAt(string(ctp.PointBeforeCommit)), renewRefused},
 			Requires:     secondWorker,
 			GroupConfigs: map[string]string{"share.renew.acknowledge.enable": "false"}},
+		// KIP-1191 (Kafka 4.4, share.version 2): a share group with a
+		// dead-letter topic. One input in a hundred is poison: the workers
+		// RELEASE it every time, the broker archives it at the delivery
+		// limit and writes it to the dead-letter topic, with its key copied
+		// and Kafka's headers naming its partition and offset. Every
+		// archived input must be there exactly once, and nothing but poison
+		// may be lost. Implicit cannot refuse a record (the next poll
+		// accepts it); the native realization never acks outside its
+		// transaction.
+		{Name: "dlq-poison", Case: "beyond", About: "poison records released until the delivery limit archives them into the group's dead-letter topic (KIP-1191): each there exactly once",
+			Expect: map[ctp.AckMode]Expectation{ctp.Transactional: poisonIntoDLQ, ctp.Explicit: poisonIntoDLQ,
+				ctp.Implicit: {NotApplicable: "implicit acks accept every polled record on the next poll: a worker cannot refuse a poison record"}},
+			Evidence: []Evidence{deadLettered},
+			NotIn:    map[string]string{ctp.RealizationNative: "the native realization never acks outside its transaction: it cannot RELEASE a poison record on its own"},
+			Features: map[string]int16{"share.version": 2}, PoisonEvery: 100, DLQ: true},
 		// lock-expiry-during-txn's transaction times out before the lock ends,
 		// so it can only abort. Here the transaction timeout outlasts the
 		// stall: the worker holds its acks pending past the lock, then

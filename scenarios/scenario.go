@@ -65,6 +65,16 @@ type Scenario struct {
 	// (share.renew.acknowledge.enable=false); a broker that does not know
 	// one makes the cell N/A, naming it.
 	GroupConfigs map[string]string
+	// Features are the finalized feature levels the row needs (the share
+	// groups' dead-letter queue: share.version 2); a cluster below one makes
+	// the cell N/A, naming the level it has.
+	Features map[string]int16
+	// Poison: every PoisonEvery-th input (from an offset the cell draws)
+	// cannot be processed: the workers RELEASE it until the broker archives
+	// it (ctp.Poison). DLQ: the cell's group gets a dead-letter topic of its
+	// own (KIP-1191), and the checker matches it with what was archived.
+	PoisonEvery int
+	DLQ         bool
 }
 
 // WorkerFault is a fault the armed worker fires itself, at its point.

@@ -43,6 +43,8 @@ type run struct {
 	progress progressState
 	// stall decides when the drain nudges (drain_stall.go).
 	stall *stallWatch
+	// poisonRule is the cell's poison inputs (dlq.go), drawn once.
+	poisonRule *ctp.Poison
 }
 
 // Run runs one cell to its verdict. It never returns an error: whatever

@@ -112,6 +112,12 @@ func (r *run) configure(ctx context.Context, admin *kgo.Client) error {
 	if err := ctp.SetGroupConfigs(sctx, admin, r.topo.Group, ctp.GroupConfig{Lock: r.s.Lock, DeliveryLimit: harness.DeliveryLimit}); err != nil {
 		return fmt.Errorf("set up cell: %w", err)
 	}
+	if err := r.rowFeatures(sctx, admin); err != nil {
+		return err
+	}
+	if err := r.setUpDLQ(sctx, admin); err != nil {
+		return err
+	}
 	return r.rowGroupConfigs(sctx, admin)
 }
 

@@ -20,7 +20,7 @@ func (r *run) workers() *workerset.Set {
 			Mode: r.plan.Mode, Realization: r.plan.Realization, MaxRecords: s.Batch,
 			TxnTimeout: ctp.Duration(s.TxnTimeout), Client: cluster.ClientConfigOf(r.env.Cluster), Consumer: r.plan.Consumer,
 			AddShareAcksToTxnKey: s.KIP1289Keys.AddShareAcksToTxn, TxnShareAcknowledgeKey: s.KIP1289Keys.TxnShareAcknowledge,
-			MemberTags: s.MemberTags,
+			MemberTags: s.MemberTags, Poison: r.poison(),
 		},
 		Dir: r.dir, Slots: s.Workers, Topology: r.topo, Client: s.Client,
 	}

@@ -26,6 +26,14 @@ func (w *Worker) step(ctx context.Context) error {
 	w.batches++
 	w.last.Records = len(batch)
 	w.event(history.Event{Type: history.OK, F: history.FPoll, Records: recs(batch)})
+	if poison, rest := w.cfg.Poison.split(batch); len(poison) > 0 {
+		// Unprocessable: back to the broker at once, no output, until it
+		// archives them (delivery-count limit) or dead-letters them.
+		w.ackOutsideTxn(ctx, kgo.AckRelease, poison)
+		if batch = rest; len(batch) == 0 {
+			return nil
+		}
+	}
 
 	if w.acker != nil {
 		done, err := w.acker.PreCheck(ctx, batch)
