@@ -57,6 +57,10 @@ func Run(ctx context.Context, env Env, s Settings, plan Plan) (cell result.Cell)
 	defer plan.Share.exit(r)
 	cell = r.stub(loadNote)
 	defer func() { cell.DurationS = time.Since(started).Seconds() }()
+	if why := clientLacks(s.Client, plan); why != "" {
+		cell.Verdict, cell.Reason = verdict.NA, why
+		return cell
+	}
 	if why := plan.Scenario.NAReason(plan.Mode, plan.Realization, env.Cluster, s.Shape(env.Cluster)); why != "" {
 		cell.Verdict, cell.Reason = verdict.NA, why
 		return cell
@@ -158,4 +162,18 @@ func (r *run) faultEvent(e history.Event) {
 	case history.FHeal:
 		r.env.Display.Phase(r.plan, PhaseHeal)
 	}
+}
+
+// clientLacks is the N/A reason of a row that needs a loop option the
+// workers' client does not have ("" when it has them all).
+func clientLacks(name string, p Plan) string {
+	c, _ := workerset.LookupClient(name)
+	need := map[string]bool{workerset.OptionRenew: p.Scenario.Worker != nil && p.Scenario.Worker.Renew,
+		workerset.OptionPoison: p.Scenario.PoisonEvery > 0}
+	for _, o := range c.Lacks {
+		if need[o] {
+			return fmt.Sprintf("the row needs the loop's %s option, which the %s worker does not have", o, c.Name)
+		}
+	}
+	return ""
 }
