@@ -61,11 +61,12 @@ func writeVersionComparisons(w io.Writer, cs []result.VersionComparison) {
 	if len(cs) == 0 {
 		return
 	}
-	fmt.Fprint(w, "### Commit latency compared with the first release (Mann-Whitney U over each cell's commits)\n\n")
-	fmt.Fprint(w, "| scenario | mode | release | vs | median ms | baseline median ms | ratio | n | result |\n|---|---|---|---|---:|---:|---:|---:|---|\n")
+	fmt.Fprint(w, "### Commit latency compared with the first release (Mann-Whitney U)\n\n")
+	fmt.Fprint(w, "One cell's commits are a few dozen values of one run: a difference there says where to look; with `--repeats 4` or more each repeat is one value, as in the bench.\n\n")
+	fmt.Fprint(w, "| scenario | mode | release | vs | median ms | baseline median ms | ratio | n | unit | result |\n|---|---|---|---|---:|---:|---:|---:|---|---|\n")
 	for _, c := range cs {
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %.2f | %d+%d | %s |\n", md(c.Scenario), md(c.Mode), md(c.Candidate),
-			md(c.Baseline), msWords(c.CandidateMedianMs), msWords(c.BaselineMedianMs), c.Ratio, c.N1, c.N2, md(c.Words))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %.2f | %d+%d | %s | %s |\n", md(c.Scenario), md(c.Mode), md(c.Candidate),
+			md(c.Baseline), msWords(c.CandidateMedianMs), msWords(c.BaselineMedianMs), c.Ratio, c.N1, c.N2, md(dash(c.Unit)), md(c.Words))
 	}
 	fmt.Fprintln(w)
 }

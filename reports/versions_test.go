@@ -19,14 +19,14 @@ func TestSummaryReleasesSideBySide(t *testing.T) {
 	}
 	r := result.Result{Verdict: verdict.Pass, Runs: []result.Cell{cell("4.2.2", verdict.Pass, 12), cell("4.4.0", verdict.Pass, 15)},
 		VersionComparisons: []result.VersionComparison{{Scenario: "steady", Mode: "explicit", Baseline: "4.2.2", Candidate: "4.4.0",
-			BaselineMedianMs: 12, CandidateMedianMs: 15, Ratio: 1.25, N1: 50, N2: 50, Significant: true, Words: "4.4.0 slower than 4.2.2: 1.25x (p<0.001)"}}}
+			BaselineMedianMs: 12, CandidateMedianMs: 15, Ratio: 1.25, N1: 50, N2: 50, Significant: true, Unit: "commits", Words: "4.4.0 slower than 4.2.2: 1.25x (p<0.001)"}}}
 	var b bytes.Buffer
 	if err := WriteSummary(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	s := b.String()
 	for _, want := range []string{"## Kafka releases side by side", "| steady | explicit | PASS (commit p50 12 ms) | PASS (commit p50 15 ms) |",
-		"| steady | explicit | 4.4.0 | 4.2.2 | 15 | 12 | 1.25 | 50+50 | 4.4.0 slower than 4.2.2: 1.25x (p<0.001) |", "| kafka |"} {
+		"| steady | explicit | 4.4.0 | 4.2.2 | 15 | 12 | 1.25 | 50+50 | commits | 4.4.0 slower than 4.2.2: 1.25x (p<0.001) |", "| kafka |"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("summary lacks %q:\n%s", want, s)
 		}

@@ -94,3 +94,25 @@ func TestPlanCarriesVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareVersionsRepeats: with repeats each repeat's commit p50 is one
+// value (the bench's unit), read from the cells, not their histories.
+func TestCompareVersionsRepeats(t *testing.T) {
+	var cells []result.Cell
+	for rep := 1; rep <= 5; rep++ {
+		for _, v := range []struct {
+			release string
+			p50     float64
+		}{{"4.2.2", 10 + float64(rep)}, {"4.4.0", 30 + float64(rep)}} {
+			cells = append(cells, result.Cell{Scenario: "steady", Mode: "explicit", Backend: "docker", KafkaVersion: v.release,
+				Repeat: rep, Dir: "x", Verdict: verdict.Pass, CommitP50Ms: v.p50})
+		}
+	}
+	got := CompareVersions(t.TempDir(), cells)
+	if len(got) != 1 {
+		t.Fatalf("rows %+v", got)
+	}
+	if g := got[0]; g.Unit != UnitRepeats || g.N1 != 5 || g.N2 != 5 || !g.Significant || g.BaselineMedianMs != 13 || g.CandidateMedianMs != 33 {
+		t.Errorf("%+v, want 5+5 repeats, significant, medians 13 and 33", g)
+	}
+}
