@@ -228,10 +228,10 @@ func rows() []Scenario {
 		// after the commit fails, a duplicate). On 4.2 the config does not
 		// exist: N/A naming it.
 		{Name: "lock-expiry-renew-disabled", Case: "beyond", Load: sharedPartition, About: "lock-expiry-renewed on a group whose share.renew.acknowledge.enable is false: the broker refuses RENEW",
-			Worker:       &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionStall, Stall: stallPastLock, TxnTimeout: outlastStall, Renew: true},
-			Expect:       exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
-			Evidence:     []Evidence{firedAt(string(ctp.PointBeforeCommit)), renewRefused},
-			Requires:     secondWorker, NotIn: renewNotNative,
+			Worker:   &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionStall, Stall: stallPastLock, TxnTimeout: outlastStall, Renew: true},
+			Expect:   exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence: []Evidence{firedAt(string(ctp.PointBeforeCommit)), renewRefused},
+			Requires: secondWorker, NotIn: renewNotNative,
 			GroupConfigs: map[string]string{"share.renew.acknowledge.enable": "false"}},
 		// KIP-1191 (Kafka 4.4, share.version 2): a share group with a
 		// dead-letter topic. One input in a hundred is poison: the workers
