@@ -44,7 +44,7 @@ func TestUsageErrorsExit64AndNameTheProblem(t *testing.T) {
 		{[]string{"run", "--kafka-version", "4.2.2", "--kafka-image", "x/kafka:1", "--out", out + "/h"}, "give one"},
 		{[]string{"run", "--backend", "embedded", "--kafka-version", "4.2.2", "--out", out + "/i"}, "need --backend docker"},
 		{[]string{"run", "--upgrade-to", "4.4", "--out", out + "/k"}, "--upgrade-to: kafka version \"4.4\""},
-		{[]string{"bench", "--kafka-version", "4.2.2,4.4.0", "--out", out + "/j"}, "a bench runs one release"},
+		{[]string{"bench", "--kafka-version", "4.2.2,4.9.9", "--out", out + "/j"}, "--kafka-version"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{nil, "Usage"},
 	}

@@ -43,6 +43,10 @@ func Run(ctx context.Context, o Options) (result.Bench, error) {
 	if o.Out == "" {
 		o.Out = filepath.Join("runs", started.Format("20060102-150405")+"-bench-"+strconv.FormatInt(o.Seed, 10))
 	}
+	if len(o.Backends.Docker.KafkaVersions) > 1 {
+		// One bench per release, then the releases compared (releases.go).
+		return runReleases(ctx, o)
+	}
 	created, err := harness.PrepareOut(o.Out)
 	if err != nil {
 		return result.Bench{ExitCode: verdict.ExitUsage}, err

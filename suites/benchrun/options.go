@@ -1,7 +1,6 @@
 package benchrun
 
 import (
-	"strings"
 	"time"
 
 	"github.com/sharechaos/sharechaos/bench"
@@ -102,11 +101,6 @@ func (o Options) Validated() (Options, error) {
 func (o Options) validate() error {
 	if err := o.Common.Validate(); err != nil {
 		return err
-	}
-	if v := o.Backends.Docker.KafkaVersions; len(v) > 1 {
-		// A bench interleaves its modes on one cluster; releases are
-		// compared by sharechaos run over them (its version comparison).
-		return usagef("--kafka-version %s: a bench runs one release (compare releases with sharechaos run --kafka-version)", strings.Join(v, ","))
 	}
 	if o.Rate < 0 {
 		return usagef("--rate %v: want transactions per second, or 0 for a closed loop", o.Rate)
