@@ -31,17 +31,7 @@ func WriteSummary(w io.Writer, r result.Result) error {
 	p("| | |\n|---|---|\n")
 	p("| seed | %d |\n", r.Seed)
 	p("| backend | %s |\n", md(backendWords(r.Backend, r.BackendWhy)))
-	if len(r.Clusters) > 1 {
-		for _, c := range r.Clusters {
-			for _, row := range c.Rows() {
-				p("| %s: %s | %s |\n", md(c.Release), row[0], md(row[1]))
-			}
-		}
-	} else {
-		for _, row := range r.Cluster.Rows() {
-			p("| %s | %s |\n", row[0], md(row[1]))
-		}
-	}
+	writeClusterRows(bw, r)
 	if !r.Started.IsZero() {
 		p("| started | %s |\n", r.Started.Format(time.RFC3339))
 	}
@@ -101,6 +91,22 @@ func WriteSummary(w io.Writer, r result.Result) error {
 		return fmt.Errorf("write summary: %w", err)
 	}
 	return nil
+}
+
+// writeClusterRows writes the cluster's rows of the header table: each
+// release's, prefixed with it, in a run over releases.
+func writeClusterRows(w io.Writer, r result.Result) {
+	if len(r.Clusters) > 1 {
+		for _, c := range r.Clusters {
+			for _, row := range c.Rows() {
+				fmt.Fprintf(w, "| %s: %s | %s |\n", md(c.Release), row[0], md(row[1]))
+			}
+		}
+		return
+	}
+	for _, row := range r.Cluster.Rows() {
+		fmt.Fprintf(w, "| %s | %s |\n", row[0], md(row[1]))
+	}
 }
 
 func writeCellTable(w io.Writer, cells []result.Cell) {
