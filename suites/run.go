@@ -40,8 +40,15 @@ func Run(ctx context.Context, opts Options) (result.Result, error) {
 	}
 	versions := o.Backends.Docker.Versions()
 	for i, v := range versions {
-		if err := r.runVersion(ctx, versionStep{version: v, later: versions[i+1:]}); err != nil {
+		err := r.runVersion(ctx, versionStep{version: v, later: versions[i+1:]})
+		switch {
+		case err != nil && len(r.planned) == 0:
 			return r.leave(err)
+		case err != nil:
+			// A later release refused (its realization cannot be
+			// negotiated, ...): what the others ran stays, this one is
+			// its error.
+			r.harnessError(r.res.Backend, v, err)
 		}
 		if ctx.Err() != nil {
 			break
