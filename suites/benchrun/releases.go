@@ -167,3 +167,12 @@ func releasesWords(rf releasesFile) string {
 	}
 	return b.String()
 }
+
+// ReportFile is the page a person reads first in a bench's directory:
+// releases.md for a bench over releases, else summary.md.
+func ReportFile(o Options) string {
+	if len(o.Backends.Docker.KafkaVersions) > 1 {
+		return releasesMD
+	}
+	return "summary.md"
+}
