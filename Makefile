@@ -73,9 +73,12 @@ mutants:
 test-short:
 	$(GO) test -count=1 -short ./...
 
-## images: the container images, built offline (debootstrap, Maven, Go).
+## images: the container images, built offline (debootstrap, Maven, Go);
+## KAFKA_VERSIONS="4.2.2 4.3.2 4.4.0" builds our stock image of each release
+## (sharechaos/kafka:<version>, for run --kafka-version), each skipped when
+## its inputs did not change.
 images:
-	bash docker/build-images.sh
+	KAFKA_VERSIONS="$(KAFKA_VERSIONS)" bash docker/build-images.sh
 
 bench: build
 	$(BIN) bench --mode transactional,explicit,implicit --repeats 5 --batch 1,10,100

@@ -6,12 +6,25 @@
 # Idempotent: an image whose inputs did not change is skipped (see
 # images/lib.sh). Prints what it built or skipped and how long it took.
 #
+# KAFKA_VERSIONS="4.2.2 4.3.2 4.4.0" builds our stock image of each of those
+# Apache Kafka releases (sharechaos/kafka:<version>, what `sharechaos run
+# --kafka-version` runs) instead of only the default one (images/kafka/version).
+#
 # Users with a registry may run other images instead: when
 # SHARECHAOS_KAFKA_IMAGE or SHARECHAOS_TOXIPROXY_IMAGE names an image that is
 # not ours, that image is not built here (the backend runs the named one).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 start=$(date +%s)
+
+# Checked before anything is built: a bad version builds nothing.
+versions=${KAFKA_VERSIONS:-$(cat "$here/images/kafka/version")}
+for v in ${versions//,/ }; do
+  if ! [[ $v =~ ^[0-9]+\.[0-9]+\.[0-9]+(-[A-Za-z0-9.]+)?$ ]]; then
+    echo "images: KAFKA_VERSIONS: \"$v\" is not a Kafka release (want e.g. 4.2.2 4.4.0)" >&2
+    exit 64
+  fi
+done
 
 if ! docker info >/dev/null 2>&1; then
   echo "images: no Docker engine answers (start one: bash .ci/docker-engine.sh)" >&2
@@ -25,7 +38,9 @@ if [ "${SHARECHAOS_KAFKA_IMAGE:-$kafka_default}" != "$kafka_default" ]; then
   echo "images: Kafka image is $SHARECHAOS_KAFKA_IMAGE (SHARECHAOS_KAFKA_IMAGE): not building jre, kafka or kafka-kip1289"
 else
   bash "$here/images/jre/build.sh"
-  bash "$here/images/kafka/build.sh"
+  for v in ${versions//,/ }; do
+    bash "$here/images/kafka/build.sh" "$v"
+  done
   bash "$here/images/kafka/build.sh" "$(cat "$here/images/kafka-kip1289/version")"
   bash "$here/images/kafka-kip1289/build.sh"
 fi

@@ -39,6 +39,10 @@ type Mechanism struct {
 	// fault with a trigger (UnderLoad) takes hold at the trigger, and any
 	// other fault holds no input back.
 	TakesHold bool
+	// ChangesRelease says Act leaves the brokers on another Kafka release
+	// (a rolling upgrade): its row runs last, on a cluster of its own, so
+	// no other cell runs on a release it does not name.
+	ChangesRelease bool
 	// Align, for a shared fault, places the other cells (Env.Cells) so that
 	// what Act aims at in Env.Topology is the same broker in each of them.
 	// It runs before any worker starts, and draws from an Env.Rand seeded

@@ -22,6 +22,12 @@ var (
 	SlowNetwork = Mechanism{Act: slowNetwork, Needs: needsAll(needsNetwork, needsLatency), Scope: ScopeShared}
 	// RollingRestart restarts every broker in turn.
 	RollingRestart = Mechanism{Act: rollingRestart, Needs: needsRestarts, Scope: ScopeShared}
+	// RollingUpgrade moves every broker in turn to the next release, then
+	// finalizes the feature levels.
+	RollingUpgrade = Mechanism{Act: rollingUpgrade, Needs: needsAll(needsRestarts, needsReleases), Scope: ScopeShared, ChangesRelease: true}
+	// RollingDowngrade is RollingUpgrade, then the roll back to the old
+	// release, which Kafka may refuse.
+	RollingDowngrade = Mechanism{Act: rollingDowngrade, Needs: needsAll(needsRestarts, needsReleases, needsNewerTarget), Scope: ScopeShared, ChangesRelease: true}
 	// LateEndTxn replays a captured EndTxn after a newer transaction began.
 	LateEndTxn = Mechanism{Act: lateEndTxn, Needs: needsAll(needsRoles, needsKafkaToxic), Scope: ScopeCell}
 )

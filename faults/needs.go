@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/sharechaos/sharechaos/internal/cluster"
+	"github.com/sharechaos/sharechaos/internal/kafkarelease"
 )
 
 // A row's Needs says, before a cell starts, whether the backend can run the
@@ -123,3 +124,30 @@ func needsIsolate(c cluster.Cluster) string { return cluster.Lacks(c, cluster.Ca
 
 // needsLatency: the fault slows every link and heals them.
 func needsLatency(c cluster.Cluster) string { return cluster.Lacks(c, cluster.CapLatency) }
+
+// needsReleases: a rolling upgrade swaps each broker's release on its own
+// data, so the backend must know the release it runs and the one to go to.
+func needsReleases(c cluster.Cluster) string {
+	r, ok := c.(cluster.Releases)
+	if !ok {
+		return "a rolling upgrade runs brokers on another release's image: this backend cannot (the docker backend can)"
+	}
+	switch {
+	case r.Release() == "":
+		return "the brokers' release is not known (an image named with --kafka-image): name it with --kafka-version"
+	case r.UpgradeTarget() == "":
+		return fmt.Sprintf("no release to roll Kafka %s to: name one with --upgrade-to, or a newer one in --kafka-version", r.Release())
+	case r.UpgradeTarget() == r.Release():
+		return fmt.Sprintf("Kafka %s is the upgrade target itself: no newer release in --kafka-version (or --upgrade-to) to roll to", r.Release())
+	}
+	return ""
+}
+
+// needsNewerTarget: a roll back is only a downgrade after an upgrade.
+func needsNewerTarget(c cluster.Cluster) string {
+	r := c.(cluster.Releases)
+	if kafkarelease.Compare(r.UpgradeTarget(), r.Release()) <= 0 {
+		return fmt.Sprintf("the roll from %s to %s is no upgrade, so the roll back is no downgrade", r.Release(), r.UpgradeTarget())
+	}
+	return ""
+}

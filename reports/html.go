@@ -324,6 +324,13 @@ var runTemplate = template.Must(template.New("run").Funcs(templateFuncs).Parse(`
 <div class="pair">{{range .Figures}}<figure>{{if .Err}}<p class="note">plot {{.Title}} could not be drawn: {{.Err}}</p>{{else}}{{.SVG}}{{end}}</figure>
 {{end}}</div>{{end}}{{end}}
 
+{{if .R.VersionComparisons}}<h2 id="releases">Kafka releases compared</h2>
+<p>Each release's commit latency (txn_commit_duration) against the first release's, per scenario and mode, by the Mann-Whitney U test: over every commit of the release's cell, or, with --repeats 2 or more, over each repeat's p50 (the bench's unit).</p>
+<table><tr><th>scenario</th><th>mode</th><th>release</th><th>vs</th><th>median ms</th><th>baseline median ms</th><th>ratio</th><th>n</th><th>unit</th><th>result</th></tr>
+{{range .R.VersionComparisons}}<tr><td>{{.Scenario}}</td><td>{{.Mode}}</td><td>{{.Candidate}}</td><td>{{.Baseline}}</td><td class="n">{{ms .CandidateMedianMs}}</td><td class="n">{{ms .BaselineMedianMs}}</td><td class="n">{{num .Ratio}}</td><td class="n">{{.N1}}+{{.N2}}</td><td>{{.Unit}}</td><td>{{.Words}}</td></tr>
+{{end}}</table>
+{{end}}
+
 {{if .Why}}<h2 id="why">Why</h2>
 <ul>{{range .Why}}<li><b>{{index $.WhyLabels .ID}}</b> <span class="v {{vclass .Verdict}}">{{.Verdict}}</span>: {{.Reason}}</li>{{end}}</ul>
 {{end}}

@@ -31,9 +31,7 @@ func WriteSummary(w io.Writer, r result.Result) error {
 	p("| | |\n|---|---|\n")
 	p("| seed | %d |\n", r.Seed)
 	p("| backend | %s |\n", md(backendWords(r.Backend, r.BackendWhy)))
-	for _, row := range r.Cluster.Rows() {
-		p("| %s | %s |\n", row[0], md(row[1]))
-	}
+	writeClusterRows(bw, r)
 	if !r.Started.IsZero() {
 		p("| started | %s |\n", r.Started.Format(time.RFC3339))
 	}
@@ -46,6 +44,7 @@ func WriteSummary(w io.Writer, r result.Result) error {
 	} else {
 		writeCellTable(bw, r.Runs)
 	}
+	writeVersions(bw, r)
 
 	if why := cellsWithReasons(r.Runs); len(why) > 0 {
 		p("## Why\n\n")
@@ -94,10 +93,31 @@ func WriteSummary(w io.Writer, r result.Result) error {
 	return nil
 }
 
+// writeClusterRows writes the cluster's rows of the header table: each
+// release's, prefixed with it, in a run over releases.
+func writeClusterRows(w io.Writer, r result.Result) {
+	if len(r.Clusters) > 1 {
+		for _, c := range r.Clusters {
+			for _, row := range c.Rows() {
+				fmt.Fprintf(w, "| %s: %s | %s |\n", md(c.Release), row[0], md(row[1]))
+			}
+		}
+		return
+	}
+	for _, row := range r.Cluster.Rows() {
+		fmt.Fprintf(w, "| %s | %s |\n", row[0], md(row[1]))
+	}
+}
+
 func writeCellTable(w io.Writer, cells []result.Cell) {
 	repeats := hasRepeats(cells)
 	head := "| scenario | mode | backend | realization |"
 	sep := "|---|---|---|---|"
+	versions := len(releases(cells)) > 0
+	if versions {
+		head += " kafka |"
+		sep += "---|"
+	}
 	if repeats {
 		head += " repeat |"
 		sep += "---:|"
@@ -107,6 +127,9 @@ func writeCellTable(w io.Writer, cells []result.Cell) {
 	fmt.Fprint(w, head, sep)
 	for _, c := range cells {
 		row := fmt.Sprintf("| %s | %s | %s | %s |", md(c.Scenario), md(c.Mode), md(c.Backend), md(dash(c.Realization)))
+		if versions {
+			row += fmt.Sprintf(" %s |", md(dash(c.KafkaVersion)))
+		}
 		if repeats {
 			row += fmt.Sprintf(" %d |", c.Repeat)
 		}

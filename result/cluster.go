@@ -10,6 +10,9 @@ import (
 // ClusterInfo is the cluster a run tested, in every report: which Kafka,
 // where, which brokers, and what they advertise.
 type ClusterInfo struct {
+	// Release is the Kafka release the run asked for (--kafka-version),
+	// "" when it named an image or none.
+	Release string `json:"release,omitempty"`
 	// KafkaVersion is the broker's version as its ApiVersions answer tells
 	// it (the newest release whose API ranges match; Kafka has no
 	// version RPC), e.g. "v4.2"; VersionSource says how it was found.
@@ -27,6 +30,10 @@ type ClusterInfo struct {
 	// Features are the finalized feature levels (share.version,
 	// transaction.version, ...), name -> level.
 	Features map[string]int16 `json:"features,omitempty"`
+	// GroupDefaults are the share-group configs (share.*, errors.*) a group
+	// has without any set, as the brokers answer DescribeConfigs on the
+	// GROUP resource, with their source: how releases differ.
+	GroupDefaults map[string]string `json:"group_defaults,omitempty"`
 	// KIP1289Keys are the API keys asked for and whether the broker
 	// advertises them.
 	KIP1289Keys       []int16 `json:"kip1289_keys,omitempty"`
@@ -54,6 +61,9 @@ func (c *ClusterInfo) Rows() [][2]string {
 	if c.KIP1289Advertised {
 		kip = "advertised"
 	}
+	if c.Release != "" {
+		v = c.Release + ", answers as " + v
+	}
 	rows := [][2]string{{"kafka version", v}}
 	if c.Image != "" {
 		rows = append(rows, [2]string{"kafka image", c.Image})
@@ -67,6 +77,13 @@ func (c *ClusterInfo) Rows() [][2]string {
 	rows = append(rows, [2]string{"brokers", fmt.Sprintf("%d (ids %s)", c.Brokers, strings.Join(ids, ","))})
 	if len(feats) > 0 {
 		rows = append(rows, [2]string{"features", strings.Join(feats, ", ")})
+	}
+	if len(c.GroupDefaults) > 0 {
+		var gd []string
+		for _, k := range slices.Sorted(maps.Keys(c.GroupDefaults)) {
+			gd = append(gd, k+"="+c.GroupDefaults[k])
+		}
+		rows = append(rows, [2]string{"share-group config defaults", strings.Join(gd, ", ")})
 	}
 	if len(c.KIP1289Keys) > 0 {
 		rows = append(rows, [2]string{"KIP-1289 keys", fmt.Sprintf("%v %s", c.KIP1289Keys, kip)})

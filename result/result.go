@@ -19,6 +19,13 @@ type Result struct {
 	BackendWhy string `json:"backend_why,omitempty"`
 	// Cluster is the cluster the run tested (nil when it never answered).
 	Cluster *ClusterInfo `json:"cluster,omitempty"`
+	// Clusters are the clusters of a run over Kafka releases
+	// (--kafka-version), one per release in the order run; Cluster is the
+	// first of them.
+	Clusters []ClusterInfo `json:"clusters,omitempty"`
+	// VersionComparisons compare each release's commit latency with the
+	// first release's, per scenario and mode (a run over releases).
+	VersionComparisons []VersionComparison `json:"version_comparisons,omitempty"`
 	// Command is the command line, so a run can be replayed.
 	Command string `json:"command,omitempty"`
 	// Dir is the run directory.
@@ -35,15 +42,20 @@ type Result struct {
 	ClusterStartS float64 `json:"cluster_start_s,omitempty"`
 }
 
-// Cell is one (scenario, mode, backend, realization, repeat).
+// Cell is one (scenario, mode, backend, realization, Kafka version, repeat).
 type Cell struct {
-	Scenario    string          `json:"scenario"`
-	Mode        string          `json:"mode"`
-	Backend     string          `json:"backend"`
-	Realization string          `json:"realization"`
-	Repeat      int             `json:"repeat"`
-	Seed        int64           `json:"seed"`
-	Verdict     verdict.Verdict `json:"verdict"`
+	Scenario    string `json:"scenario"`
+	Mode        string `json:"mode"`
+	Backend     string `json:"backend"`
+	Realization string `json:"realization"`
+	// KafkaVersion is the Kafka release the cell ran on when the run named
+	// its versions (--kafka-version), one plan dimension like the mode; ""
+	// in runs that did not (and in every run from before versions), whose
+	// names stay as they were.
+	KafkaVersion string          `json:"kafka_version,omitempty"`
+	Repeat       int             `json:"repeat"`
+	Seed         int64           `json:"seed"`
+	Verdict      verdict.Verdict `json:"verdict"`
 	verdict.Counts
 	CommitP50Ms float64 `json:"commit_p50_ms"`
 	CommitP99Ms float64 `json:"commit_p99_ms"`
@@ -89,11 +101,21 @@ type ShareStartAdjusted struct {
 	Rule string `json:"rule"`
 }
 
-// Name is scenario/mode/backend[/realization] (CONTRACT.md "Names").
+// Name is scenario/mode/backend[/realization][@version] (CONTRACT.md
+// "Names").
 func (c Cell) Name() string {
-	n := c.Scenario + "/" + c.Mode + "/" + c.Backend
-	if c.Realization != "" {
-		n += "/" + c.Realization
+	return CellName(c.Scenario, c.Mode, c.Backend, c.Realization, c.KafkaVersion)
+}
+
+// CellName is a cell's name from its fields: the version comes last, after
+// an '@', so a name without one is the name runs before versions gave.
+func CellName(scenario, mode, backend, realization, version string) string {
+	n := scenario + "/" + mode + "/" + backend
+	if realization != "" {
+		n += "/" + realization
+	}
+	if version != "" {
+		n += "@" + version
 	}
 	return n
 }

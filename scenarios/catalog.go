@@ -207,6 +207,47 @@ func rows() []Scenario {
 				ctp.Explicit:      duplicates, ctp.Implicit: duplicates},
 			Evidence: []Evidence{firedAt(string(ctp.PointBeforeBegin)), secondAcquisition(true), heldAcrossAcks},
 			Requires: secondWorker},
+		// KIP-1222: the worker renews the locks of the batch it holds past
+		// the lock (every third of it) in a transaction that outlasts the
+		// stall. The broker keeps the records the worker's: nobody else
+		// acquires them (a second acquisition within a confirmed renewal is
+		// redelivered-while-renewed, allowed nowhere), the commit and the
+		// ACCEPT after it succeed, so no mode duplicates: the hazard of
+		// lock-expiry-during-txn, closed. Kafka 4.2 has RENEW (ShareAcknowledge
+		// v2); 4.3 adds share.renew.acknowledge.enable (default true).
+		{Name: "lock-expiry-renewed", Case: "beyond", Load: sharedPartition, About: "a transaction held open past the acquisition lock while the worker renews the batch's locks (KIP-1222 RENEW)",
+			Worker:   &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionStall, Stall: stallPastLock, TxnTimeout: outlastStall, Renew: true},
+			Expect:   exactlyOnceElse(nothing, nothing),
+			Evidence: []Evidence{firedAt(string(ctp.PointBeforeCommit)), renewedPastLock},
+			Requires: secondWorker, NotIn: renewNotNative},
+		// The same worker on a group with share.renew.acknowledge.enable=false
+		// (KIP-1240, Kafka 4.3+): the broker refuses every renewal
+		// (INVALID_RECORD_STATE, "Renewing acquisition locks is not enabled
+		// for the group."), the lock ends, another worker acquires the
+		// records: lock-expiry-before-commit's hazard (explicit: the ACCEPT
+		// after the commit fails, a duplicate). On 4.2 the config does not
+		// exist: N/A naming it.
+		{Name: "lock-expiry-renew-disabled", Case: "beyond", Load: sharedPartition, About: "lock-expiry-renewed on a group whose share.renew.acknowledge.enable is false: the broker refuses RENEW",
+			Worker:   &WorkerFault{Point: ctp.PointBeforeCommit, Action: ctp.ActionStall, Stall: stallPastLock, TxnTimeout: outlastStall, Renew: true},
+			Expect:   exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence: []Evidence{firedAt(string(ctp.PointBeforeCommit)), renewRefused},
+			Requires: secondWorker, NotIn: renewNotNative,
+			GroupConfigs: map[string]string{"share.renew.acknowledge.enable": "false"}},
+		// KIP-1191 (Kafka 4.4, share.version 2): a share group with a
+		// dead-letter topic. One input in a hundred is poison: the workers
+		// RELEASE it every time, the broker archives it at the delivery
+		// limit and writes it to the dead-letter topic, with its key copied
+		// and Kafka's headers naming its partition and offset. Every
+		// archived input must be there exactly once, and nothing but poison
+		// may be lost. Implicit cannot refuse a record (the next poll
+		// accepts it); the native realization never acks outside its
+		// transaction.
+		{Name: "dlq-poison", Case: "beyond", About: "poison records released until the delivery limit archives them into the group's dead-letter topic (KIP-1191): each there exactly once",
+			Expect: map[ctp.AckMode]Expectation{ctp.Transactional: poisonIntoDLQ, ctp.Explicit: poisonIntoDLQ,
+				ctp.Implicit: {NotApplicable: "implicit acks accept every polled record on the next poll: a worker cannot refuse a poison record"}},
+			Evidence: []Evidence{deadLettered},
+			NotIn:    map[string]string{ctp.RealizationNative: "the native realization never acks outside its transaction: it cannot RELEASE a poison record on its own"},
+			Features: map[string]int16{"share.version": 2}, PoisonEvery: 100, DLQ: true},
 		// lock-expiry-during-txn's transaction times out before the lock ends,
 		// so it can only abort. Here the transaction timeout outlasts the
 		// stall: the worker holds its acks pending past the lock, then
@@ -266,6 +307,20 @@ func rows() []Scenario {
 			Cluster: underLoad(0.1, faults.RollingRestart), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
 			Evidence: []Evidence{fired, healed},
 			Requires: failover},
+		// A release vote's question: the next release taken in under load,
+		// broker by broker on its own data, then its feature levels
+		// finalized. Its own load, so the roll meets a running loop.
+		{Name: "rolling-upgrade", Case: "beyond", About: "every broker in turn restarted on the next release (--upgrade-to), then the feature levels finalized",
+			Cluster: underLoad(0.1, faults.RollingUpgrade), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence: []Evidence{fired, healed, onNewRelease, featuresFinalized},
+			Requires: failover, Load: Load{Records: rollingUpgradeRecords}},
+		// The roll back an operator would try after it: Kafka refuses a
+		// release that cannot read the finalized levels; refused cleanly
+		// or done whole, never half done.
+		{Name: "rolling-downgrade", Case: "beyond", About: "rolling-upgrade, then every broker in turn back on the old release (Kafka may refuse: then the refusing broker is put back)",
+			Cluster: underLoad(0.1, faults.RollingDowngrade), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence: []Evidence{fired, healed, onNewRelease, featuresFinalized, downgradeWhole},
+			Requires: failover, Load: Load{Records: rollingUpgradeRecords}},
 		// "rejected by epoch (KIP-890 style); no aborted read, no dup" in
 		// every mode ("same").
 		{Name: "late-endtxn", Case: "beyond", About: "a captured EndTxn replayed on a raw connection after a newer transaction began",
@@ -279,13 +334,25 @@ func rows() []Scenario {
 	}
 }
 
+// renewNotNative: the renew rows' stall comes after the native
+// realization's TxnShareAcknowledge, and the reference broker refuses to
+// renew a record whose ack is pending in a transaction (INVALID_RECORD_STATE;
+// KIP-1289 does not say whether it may: docs/FINDINGS.md 23), so the lock
+// runs out as in lock-expiry-before-commit.
+var renewNotNative = map[string]string{ctp.RealizationNative: "the native realization's acks are pending in the transaction at the stall, and a RENEW of a record whose ack is pending is refused (INVALID_RECORD_STATE on the reference broker; KIP-1289 does not say whether it may be renewed, docs/FINDINGS.md 23): lock-expiry-before-commit is this case"}
+
+// rollingUpgradeRecords is rolling-upgrade's input per cell: a broker's
+// swap took 9-14 s on two cores, three cells at ~85 records/s each, so
+// the load outlasts the three swaps and the finalization.
+const rollingUpgradeRecords = 6000
+
 // scheduleMenu is what random-schedule mixes: the catalog's "beyond" cluster
 // rows (ORACLE.md), each with the load trigger stripped (the schedule itself
 // waits for load once, then runs its parts back to back).
 func scheduleMenu() []faults.Part {
 	var menu []faults.Part
 	for _, s := range catalog {
-		if s.Cluster == nil || s.Case != "beyond" || s.Name == "random-schedule" {
+		if s.Cluster == nil || s.Case != "beyond" || s.Name == "random-schedule" || s.Name == "rolling-upgrade" || s.Name == "rolling-downgrade" {
 			continue
 		}
 		menu = append(menu, faults.Part{Name: s.Name, Mechanism: s.Cluster.Mechanism})

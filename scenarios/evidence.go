@@ -33,7 +33,13 @@ func Show(evidence []Evidence, h history.History, c Conditions) (notes []string,
 	for i := range evidence {
 		ok, found := evidence[i].Find(h, c)
 		if !ok {
-			return notes, &evidence[i]
+			// A Find that says why the evidence is missing is more
+			// precise than the row's fixed words.
+			m := evidence[i]
+			if found != "" {
+				m.Missing = found
+			}
+			return notes, &m
 		}
 		notes = append(notes, "evidence: "+evidence[i].Name+": "+found)
 	}

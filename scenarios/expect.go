@@ -46,7 +46,14 @@ var (
 	// processed again. Explicit mode flushes its acks synchronously before
 	// the next poll, so it has no such window.
 	implicitCrashDuplicates = allow(verdict.AnomalyDuplicate, whyImplicitRide)
+
+	// poisonIntoDLQ: the poison records have no output by design; the
+	// dead-letters part (lost-not-poison, dlq-*) holds the allowance to
+	// exactly those records, each archived and dead-lettered once.
+	poisonIntoDLQ = allow(verdict.AnomalyLost, whyPoison, verdict.AnomalyAckWithoutOutput, whyPoison, verdict.AnomalyArchived, whyPoison)
 )
+
+const whyPoison = "poison records: no worker can process them, the broker archives them at the delivery-count limit and writes them to the dead-letter topic (the dead-letters part checks each is there once and that nothing else was lost)"
 
 // noTxnAcksFor: a row about acks inside the transaction (case 3, the
 // stale-epoch zombie) only exists in the mode that puts them there.

@@ -61,6 +61,20 @@ type Scenario struct {
 	// acks into the transaction and the shape allows it, the cell must
 	// show such a transaction (EvidenceFor).
 	SpansPartitions bool
+	// GroupConfigs are share-group configs the row sets besides the run's
+	// (share.renew.acknowledge.enable=false); a broker that does not know
+	// one makes the cell N/A, naming it.
+	GroupConfigs map[string]string
+	// Features are the finalized feature levels the row needs (the share
+	// groups' dead-letter queue: share.version 2); a cluster below one makes
+	// the cell N/A, naming the level it has.
+	Features map[string]int16
+	// Poison: every PoisonEvery-th input (from an offset the cell draws)
+	// cannot be processed: the workers RELEASE it until the broker archives
+	// it (ctp.Poison). DLQ: the cell's group gets a dead-letter topic of its
+	// own (KIP-1191), and the checker matches it with what was archived.
+	PoisonEvery int
+	DLQ         bool
 }
 
 // WorkerFault is a fault the armed worker fires itself, at its point.
@@ -82,6 +96,9 @@ type WorkerFault struct {
 	TxnTimeout func(lock time.Duration) time.Duration
 	// Conduct is the orchestrator's half of the fault (nil: none).
 	Conduct faults.Conduct
+	// Renew: the workers renew the locks of a batch they hold past its
+	// processing (ctp.Renew, KIP-1222), every third of the lock.
+	Renew bool
 }
 
 // ClusterFault is a fault that acts on brokers or links.

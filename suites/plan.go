@@ -2,6 +2,7 @@ package suites
 
 import (
 	"context"
+	"slices"
 
 	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/suites/cell"
@@ -11,10 +12,12 @@ import (
 	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
 
-// planCells expands scenarios x modes x repeats, deciding the transactional
-// realization once for the run. Each cell's seed is the run's plus its
-// index, so a cell replays alone with its own seed.
-func planCells(ctx context.Context, o Options, c cluster.Cluster) ([]cell.Plan, error) {
+// planCells expands scenarios x modes x repeats on one cluster of the
+// release version ("" when the run names none), deciding the transactional
+// realization once for it. Each cell's seed is the run's plus its index
+// within the release, so a cell replays alone with its own seed and each
+// release's cell draws what the others' draw (the same crash points).
+func planCells(ctx context.Context, o Options, c cluster.Cluster, version string) ([]cell.Plan, error) {
 	scen, err := o.scenarios()
 	if err != nil {
 		return nil, err
@@ -25,7 +28,7 @@ func planCells(ctx context.Context, o Options, c cluster.Cluster) ([]cell.Plan, 
 	}
 	var plans []cell.Plan
 	add := func(p cell.Plan) {
-		p.Index, p.Seed = len(plans), o.Seed+int64(len(plans))
+		p.Index, p.Seed, p.Version = len(plans), o.Seed+int64(len(plans)), version
 		plans = append(plans, p)
 	}
 	for rep := 1; rep <= o.Repeats; rep++ {
@@ -56,13 +59,32 @@ func cellConsumer(txn harness.TxnDecision, asked string) string {
 }
 
 // writePlan writes plan.json (judge.Plan): every planned cell, before the
-// first starts.
-func writePlan(dir, backend string, plans []cell.Plan) error {
-	p := judge.Plan{Backend: backend, Cells: make([]judge.PlannedCell, len(plans))}
-	for i, pl := range plans {
+// first starts. In a run over releases, a release's cells are planned on
+// its own cluster; those of the releases still to come (later) are named
+// ahead as the last planned release's cells on them, and rewritten when
+// their cluster plans them.
+func writePlan(dir, backend string, plans []cell.Plan, later []string) error {
+	all := slices.Clone(plans)
+	for _, v := range later {
+		for _, pl := range lastRelease(plans) {
+			pl.Version = v
+			all = append(all, pl)
+		}
+	}
+	p := judge.Plan{Backend: backend, Cells: make([]judge.PlannedCell, len(all))}
+	for i, pl := range all {
 		c := pl.Stub(backend)
 		p.Cells[i] = judge.PlannedCell{Name: c.Name(), Scenario: c.Scenario, Mode: c.Mode, Realization: c.Realization,
-			Repeat: c.Repeat, Seed: c.Seed}
+			KafkaVersion: c.KafkaVersion, Repeat: c.Repeat, Seed: c.Seed}
 	}
 	return judge.WritePlan(dir, p)
+}
+
+// lastRelease is the cells of the last release in plans.
+func lastRelease(plans []cell.Plan) []cell.Plan {
+	i := len(plans)
+	for i > 0 && plans[i-1].Version == plans[len(plans)-1].Version {
+		i--
+	}
+	return plans[i:]
 }

@@ -38,22 +38,73 @@ func Run(ctx context.Context, opts Options) (result.Result, error) {
 	if err != nil {
 		return result.Result{ExitCode: verdict.ExitUsage}, err
 	}
-	c, err := r.startCluster(ctx)
-	if err != nil || c == nil {
-		return r.leave(err)
+	versions := o.Backends.Docker.Versions()
+	for i, v := range versions {
+		err := r.runVersion(ctx, versionStep{version: v, later: versions[i+1:]})
+		switch {
+		case err != nil && len(r.planned) == 0:
+			return r.leave(err)
+		case err != nil:
+			// A later release refused (its realization cannot be
+			// negotiated, ...): what the others ran stays, this one is
+			// its error.
+			r.harnessError(r.res.Backend, v, err)
+		}
+		if ctx.Err() != nil {
+			break
+		}
 	}
-	defer r.closeCluster(ctx, c)
-	plans, err := planCells(ctx, r.o, c)
+	return r.finish(), nil
+}
+
+// versionStep is one Kafka release of a run (version "" when the run names
+// none) and the releases still to come, whose cells plan.json names ahead.
+type versionStep struct {
+	version string
+	later   []string
+}
+
+// runVersion runs every cell on one cluster of the step's release: start
+// the cluster, plan its cells, run them, stop it. A row whose fault leaves
+// the brokers on another release (rolling-upgrade) runs after the others,
+// each on a cluster of its own (ownCluster.go). An error is a usage error
+// (nothing of this release ran); a cluster that does not start is a
+// HARNESS-ERROR cell, and the next release still runs.
+func (r *runState) runVersion(ctx context.Context, step versionStep) error {
+	c, err := r.startCluster(ctx, step.version, "")
+	if err != nil || c == nil {
+		return err
+	}
+	defer func() { r.closeCluster(ctx, c) }()
+	plans, err := planCells(ctx, r.o, c, step.version)
 	if err != nil {
 		// Nothing was run: leave nothing behind (the broker log included).
 		r.closeCluster(ctx, c)
-		return r.leave(err)
+		return err
 	}
-	if err := writePlan(r.o.Out, c.Name(), plans); err != nil {
+	r.planned = append(r.planned, plans...)
+	if err := writePlan(r.o.Out, c.Name(), r.planned, step.later); err != nil {
 		r.o.Log.Warn("write plan", "err", err)
 	}
-	r.runCells(ctx, c, plans)
-	return r.finish(), nil
+	shared, own := splitOwnCluster(plans, c)
+	if len(shared) > 0 {
+		r.runCells(ctx, c, shared)
+	}
+	for i, row := range own {
+		if ctx.Err() != nil {
+			break
+		}
+		if len(shared) > 0 || i > 0 {
+			// The cluster before is the one of the cells already run (or
+			// on another release now): the row gets a fresh one.
+			r.closeCluster(ctx, c)
+			if c, err = r.startCluster(ctx, step.version, row[0].Scenario.Name); err != nil || c == nil {
+				return err
+			}
+		}
+		r.runCells(ctx, c, row)
+	}
+	return nil
 }
 
 // runState is one run's state while it runs (Options are the user's
@@ -70,8 +121,10 @@ type runState struct {
 	conditions scenarios.Conditions
 	// deletions are the cells' background topic and group deletions.
 	deletions *sync.WaitGroup
-	mu        sync.Mutex // guards res
-	res       result.Result
+	// planned are the cells of the releases started so far (plan.json).
+	planned []cell.Plan
+	mu      sync.Mutex // guards res
+	res     result.Result
 }
 
 // open gives the run its seed, its directory and the result it fills.
@@ -109,17 +162,28 @@ func (r *runState) leave(err error) (result.Result, error) {
 	return r.finish(), nil
 }
 
-// startCluster chooses and starts the backend. A start that fails is the
-// run's one HARNESS-ERROR cell (returned cluster nil, error nil); a bad
+// startCluster chooses and starts the backend, on the release version
+// ("": the image the flags name); own names the row that gets a cluster of
+// its own ("": the release's cluster for every other cell). A start that
+// fails is a HARNESS-ERROR cell (returned cluster nil, error nil); a bad
 // backend setting is a usage error.
-func (r *runState) startCluster(ctx context.Context) (cluster.Cluster, error) {
+func (r *runState) startCluster(ctx context.Context, version, own string) (cluster.Cluster, error) {
 	o := r.o
 	b := harness.ChooseBackend(ctx, o.Backend)
 	r.res.Backend, r.res.BackendWhy = b.Name, b.Why
-	fmt.Fprintf(o.Progress, "sharechaos run: seed %d, backend %s (%s), run directory %s\n", o.Seed, b.Name, b.Why, o.Out)
+	if err := harness.CheckVersionImages(ctx, o.Backends.Docker, b.Name); err != nil {
+		return nil, err
+	}
+	on := ""
+	if version != "" {
+		on = ", Kafka " + version
+	}
+	fmt.Fprintf(o.Progress, "sharechaos run: seed %d, backend %s%s (%s), run directory %s\n", o.Seed, b.Name, on, b.Why, o.Out)
 	r.res.Command = replayLine(o.Command, b.Name, o.Seed)
-	so, brokerNote, err := harness.StartOptionsFor(o.Common, b, harness.StartOptions{Brokers: o.Brokers, RunID: r.runID, Dir: o.Out, Lock: o.Lock,
-		TxnMaxTimeout: o.longestTxnTimeout(), Log: o.Log, Flags: o.Backends})
+	flags := o.Backends
+	flags.Docker = flags.Docker.ForVersion(version)
+	so, brokerNote, err := harness.StartOptionsFor(o.Common, b, harness.StartOptions{Brokers: o.Brokers, RunID: ownName(r.versionRunID(version), own), Dir: ownDir(versionDir(o.Out, version), own), Lock: o.Lock,
+		TxnMaxTimeout: o.longestTxnTimeout(), Log: o.Log, Flags: flags})
 	if err != nil {
 		return nil, err
 	}
@@ -133,14 +197,17 @@ func (r *runState) startCluster(ctx context.Context) (cluster.Cluster, error) {
 	}
 	clusterStart := time.Now()
 	c, err := harness.StartBackend(ctx, b, so)
-	r.res.ClusterStartS = time.Since(clusterStart).Seconds()
+	r.res.ClusterStartS += time.Since(clusterStart).Seconds()
 	if err != nil {
 		r.res.Interrupted = ctx.Err() != nil
-		r.harnessError(b.Name, err)
+		r.harnessError(b.Name, version, err)
 		return nil, nil
 	}
-	r.res.Cluster = harness.DescribeCluster(ctx, c, o.Common)
-	if so.PendingLock != "" && r.res.Cluster.KIP1289Advertised {
+	info := harness.DescribeCluster(ctx, c, o.Common)
+	if own == "" {
+		r.describeCluster(info, version)
+	}
+	if so.PendingLock != "" && info != nil && info.KIP1289Advertised {
 		// A Kafka image with KIP-1289 built in, started with
 		// kip1289.pending.lock: its native cells are judged under that
 		// policy, as the reference broker's are.
@@ -152,17 +219,47 @@ func (r *runState) startCluster(ctx context.Context) (cluster.Cluster, error) {
 		r.res.Config["broker:"+k] = v
 	}
 	if err != nil {
-		r.harnessError(b.Name, err)
+		r.harnessError(b.Name, version, err)
 		r.closeCluster(ctx, c)
 		return nil, nil
 	}
 	return c, nil
 }
 
-// harnessError records the run's cluster failing as its one cell.
-func (r *runState) harnessError(backend string, err error) {
-	r.res.Runs = append(r.res.Runs, result.Cell{Scenario: "cluster", Backend: backend, Verdict: verdict.HarnessError,
-		Reason: err.Error(), Anomalies: map[string]verdict.Found{}})
+// versionDir is where a release's cluster keeps its files (broker logs):
+// the run directory, or a folder of its own in a run over releases.
+func versionDir(out, version string) string {
+	if version == "" {
+		return out
+	}
+	return filepath.Join(out, "kafka-"+version)
+}
+
+// versionRunID names a release's cluster (its containers, its broker-logs
+// folder) apart from the run's other releases'.
+func (r *runState) versionRunID(version string) string {
+	if version == "" {
+		return r.runID
+	}
+	return r.runID + "-" + version
+}
+
+// describeCluster keeps what the cluster said about itself: the run's
+// cluster, and in a run over releases each release's beside it.
+func (r *runState) describeCluster(info *result.ClusterInfo, version string) {
+	if info != nil && version != "" {
+		info.Release = version
+		r.res.Clusters = append(r.res.Clusters, *info)
+	}
+	if r.res.Cluster == nil {
+		r.res.Cluster = info
+	}
+}
+
+// harnessError records a cluster failing as its release's one cell.
+func (r *runState) harnessError(backend, version string, err error) {
+	r.res.Runs = append(r.res.Runs, result.Cell{Scenario: "cluster", Backend: backend, KafkaVersion: version,
+		Verdict: verdict.HarnessError, Reason: err.Error(), Anomalies: map[string]verdict.Found{}})
 }
 
 // closeCluster waits for the cells' deletions, then stops the cluster.
@@ -234,6 +331,7 @@ func (r *runState) finish() result.Result {
 	res.Runs = judge.SortedCells(res.Runs)
 	res = r.judged(res)
 	res.Thresholds = judge.Thresholds(r.thresholds, res.Runs)
+	res.VersionComparisons = judge.CompareVersions(r.o.Out, res.Runs)
 	res = judge.Run(res)
 	if err := judge.WriteRun(r.o.Out, res); err != nil {
 		fmt.Fprintf(os.Stderr, "sharechaos: write report: %v\n", err)

@@ -68,7 +68,7 @@ func TestSoakEmbedded(t *testing.T) {
 		t.Fatalf("start embedded: %v", err)
 	}
 	defer c.Close(context.WithoutCancel(ctx))
-	plans, err := planCells(ctx, o, c)
+	plans, err := planCells(ctx, o, c, "")
 	if err != nil {
 		t.Fatal(err)
 	}

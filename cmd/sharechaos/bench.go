@@ -163,7 +163,7 @@ func benchRun(cmd *cobra.Command, bf *benchFlags, rawArgs []string, stdout, stde
 			fmt.Fprintf(stdout, "harness overhead, why: %s\n", res.HarnessOverheadWhy)
 		}
 	}
-	fmt.Fprintf(stdout, "report: %s\n", filepath.Join(o.Out, "summary.md"))
+	fmt.Fprintf(stdout, "report: %s\n", filepath.Join(o.Out, benchrun.ReportFile(o)))
 	return res.ExitCode
 }
 

@@ -17,7 +17,7 @@ import (
 )
 
 const clusterUsage = `Usage:
-  sharechaos cluster up [--brokers N] [--out DIR] [--kafka-image IMAGE]
+  sharechaos cluster up [--brokers N] [--out DIR] [--kafka-image IMAGE | --kafka-version VERSION]
       start the docker cluster (every link behind toxiproxy) standalone: it keeps
       running after this returns; DIR gets bootstrap, hooks.yaml and cluster.json
   sharechaos cluster down DIR
@@ -72,6 +72,7 @@ func clusterUp(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	brokers := fs.Int("brokers", 3, "brokers in the cluster")
 	out := fs.String("out", "cluster", "directory for bootstrap, hooks.yaml and cluster.json")
 	image := fs.String("kafka-image", "", "the Kafka image (default $SHARECHAOS_KAFKA_IMAGE, else ours)")
+	version := fs.String("kafka-version", "", "an Apache Kafka release to run on our image of it (make images KAFKA_VERSIONS=...); not with --kafka-image")
 	verbose := fs.Bool("v", false, "log every step")
 	if err := fs.Parse(args); err != nil {
 		return verdict.ExitUsage
@@ -79,6 +80,13 @@ func clusterUp(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "sharechaos cluster up: unexpected arguments %s\n", strings.Join(fs.Args(), " "))
 		return verdict.ExitUsage
+	}
+	if *version != "" {
+		if err := clusterVersion(ctx, *version, *image); err != nil {
+			fmt.Fprintln(stderr, "sharechaos cluster up:", err)
+			return verdict.ExitUsage
+		}
+		*image = docker.VersionImage(*version)
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -113,4 +121,23 @@ func newClusterCmd() *cobra.Command {
 			return codeOf(clusterCmd(cmd.Context(), args, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
+}
+
+// clusterVersion refuses a --kafka-version that is not a release, given
+// with --kafka-image, or whose image was not built.
+func clusterVersion(ctx context.Context, version, image string) error {
+	if image != "" {
+		return fmt.Errorf("--kafka-version and --kafka-image: give one")
+	}
+	if err := docker.CheckVersion(version); err != nil {
+		return fmt.Errorf("--kafka-version: %w", err)
+	}
+	missing, err := docker.MissingImages(ctx, []string{docker.VersionImage(version)})
+	if err != nil {
+		return fmt.Errorf("--kafka-version: %w", err)
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("--kafka-version: image %s missing: build it with make images KAFKA_VERSIONS=%s", missing[0], version)
+	}
+	return nil
 }

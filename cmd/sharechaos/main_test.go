@@ -39,6 +39,12 @@ func TestUsageErrorsExit64AndNameTheProblem(t *testing.T) {
 		{[]string{"run", "--records", "-5", "--out", out + "/d"}, "--records -5"},
 		{[]string{"run", "--lock", "2s", "--txn-timeout", "3s", "--out", out + "/e"}, "--txn-timeout"},
 		{[]string{"run", "stray"}, `unexpected argument "stray"`},
+		{[]string{"run", "--kafka-version", "4.2", "--out", out + "/f"}, `kafka version "4.2"`},
+		{[]string{"run", "--kafka-version", "4.2.2,4.2.2", "--out", out + "/g"}, "given twice"},
+		{[]string{"run", "--kafka-version", "4.2.2", "--kafka-image", "x/kafka:1", "--out", out + "/h"}, "give one"},
+		{[]string{"run", "--backend", "embedded", "--kafka-version", "4.2.2", "--out", out + "/i"}, "need --backend docker"},
+		{[]string{"run", "--upgrade-to", "4.4", "--out", out + "/k"}, "--upgrade-to: kafka version \"4.4\""},
+		{[]string{"bench", "--kafka-version", "4.2.2,4.9.9", "--out", out + "/j"}, "--kafka-version"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{nil, "Usage"},
 	}

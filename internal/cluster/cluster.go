@@ -7,6 +7,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -81,3 +82,36 @@ type BrokerLogs interface {
 
 // ErrUnsupported is returned (wrapped) when a backend cannot perform an action.
 var ErrUnsupported = errors.New("not supported by this backend")
+
+// Releases can run a broker on another Kafka release, on its own data (a
+// rolling upgrade: one broker at a time).
+type Releases interface {
+	// Release is the release the brokers started on, UpgradeTarget the
+	// release a roll moves them to ("" when unknown or none).
+	Release() string
+	UpgradeTarget() string
+	// SwapRelease stops node gracefully and starts it on release's image
+	// on the same data and addresses, and returns once it answers, with
+	// the version the new broker logged. A broker that will not start on
+	// it (Kafka refusing the data) is put back on the release it ran, and
+	// the error is a *RefusedError.
+	SwapRelease(ctx context.Context, node NodeID, release string) (logged string, err error)
+}
+
+// RefusedError is a broker that would not start on another release: Kafka's
+// own words (the end of its log) and whether the broker was put back on
+// the release it ran before.
+type RefusedError struct {
+	Node       NodeID
+	From, To   string
+	Reason     string
+	RolledBack bool
+}
+
+func (e *RefusedError) Error() string {
+	back := "; it could NOT be put back on " + e.From
+	if e.RolledBack {
+		back = "; it runs " + e.From + " again on its own data, the cluster as it was"
+	}
+	return fmt.Sprintf("broker %d refused to start on Kafka %s (from %s): %s%s", e.Node, e.To, e.From, e.Reason, back)
+}

@@ -44,6 +44,9 @@ const (
 	FStart          = "start"           // a worker process started (info)
 	FStop           = "stop"            // a worker process stopped cleanly (info)
 	FSeed           = "seed"            // input records written by the seeder
+	FRelease        = "release"         // a broker's release proven after a roll: the version it logged, what its ApiVersions supports (orchestrator timeline)
+	FFeatures       = "features"        // feature levels finalized after a roll: before, supported by all, after (orchestrator timeline)
+	FDeadLetters    = "dead-letters"    // what the cell's dead-letter topic held after the drain (orchestrator timeline)
 	FNudge          = "nudge"           // one more input record on a partition whose share start offset stopped moving (orchestrator timeline)
 )
 

@@ -90,6 +90,24 @@ const (
 	// longer held the record, as TxnShareAcknowledge without a member id
 	// allows (docs/FINDINGS.md 2). Allowed nowhere.
 	AnomalyAckedByNonHolder = "acked-by-non-holder"
+	// AnomalyRedeliveredWhileRenewed: a record another worker acquired while
+	// the broker had confirmed a RENEW of its lock to the worker that held
+	// it (KIP-1222), within the lock that renewal started and before that
+	// worker let the record go. Allowed nowhere.
+	AnomalyRedeliveredWhileRenewed = "redelivered-while-renewed"
+	// The dead-letter queue (KIP-1191), judged where the group has one:
+	// every input the broker archived is in the dead-letter topic exactly
+	// once. AnomalyDLQMissing: an archived input that is not there;
+	// AnomalyDLQExtra: a dead letter for an input that was not archived (or
+	// names no input); AnomalyDLQDuplicate: an input there twice or more.
+	// Allowed nowhere.
+	AnomalyDLQMissing   = "dlq-missing"
+	AnomalyDLQExtra     = "dlq-extra"
+	AnomalyDLQDuplicate = "dlq-duplicate"
+	// AnomalyLostNotPoison: in a row whose poison records may be lost into
+	// the dead-letter queue, an input that was not poison and has no
+	// output. Allowed nowhere.
+	AnomalyLostNotPoison = "lost-not-poison"
 )
 
 // Found is one anomaly kind seen in a cell: how often, and a few minimal examples.

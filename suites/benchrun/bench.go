@@ -43,6 +43,10 @@ func Run(ctx context.Context, o Options) (result.Bench, error) {
 	if o.Out == "" {
 		o.Out = filepath.Join("runs", started.Format("20060102-150405")+"-bench-"+strconv.FormatInt(o.Seed, 10))
 	}
+	if len(o.Backends.Docker.KafkaVersions) > 1 {
+		// One bench per release, then the releases compared (releases.go).
+		return runReleases(ctx, o)
+	}
 	created, err := harness.PrepareOut(o.Out)
 	if err != nil {
 		return result.Bench{ExitCode: verdict.ExitUsage}, err
@@ -57,6 +61,9 @@ func Run(ctx context.Context, o Options) (result.Bench, error) {
 	b.Backend, b.BackendWhy = choice.Name, choice.Why
 	so, brokerNote, err := harness.StartOptionsFor(o.Common, choice, harness.StartOptions{Brokers: o.Brokers, RunID: runID, Dir: o.Out,
 		Lock: harness.DefaultLock, Log: o.Log, Flags: o.Backends})
+	if err == nil {
+		err = harness.CheckVersionImages(ctx, o.Backends.Docker, choice.Name)
+	}
 	if err != nil {
 		if created {
 			_ = os.RemoveAll(o.Out)

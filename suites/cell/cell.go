@@ -10,6 +10,7 @@ package cell
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -42,6 +43,8 @@ type run struct {
 	progress progressState
 	// stall decides when the drain nudges (drain_stall.go).
 	stall *stallWatch
+	// poisonRule is the cell's poison inputs (dlq.go), drawn once.
+	poisonRule *ctp.Poison
 }
 
 // Run runs one cell to its verdict. It never returns an error: whatever
@@ -54,6 +57,10 @@ func Run(ctx context.Context, env Env, s Settings, plan Plan) (cell result.Cell)
 	defer plan.Share.exit(ctx, r)
 	cell = r.stub(loadNote)
 	defer func() { cell.DurationS = time.Since(started).Seconds() }()
+	if why := clientLacks(s.Client, plan); why != "" {
+		cell.Verdict, cell.Reason = verdict.NA, why
+		return cell
+	}
 	if why := plan.Scenario.NAReason(plan.Mode, plan.Realization, env.Cluster, s.Shape(env.Cluster)); why != "" {
 		cell.Verdict, cell.Reason = verdict.NA, why
 		return cell
@@ -71,7 +78,11 @@ func Run(ctx context.Context, env Env, s Settings, plan Plan) (cell result.Cell)
 	env.Display.Phase(plan, PhaseCheck)
 	cell.Notes = append(cell.Notes, notes...)
 	cell.Notes = append(cell.Notes, r.seeding.notes(r)...)
+	var na *notApplicable
 	switch {
+	case errors.As(err, &na):
+		cell.Verdict, cell.Reason = verdict.NA, na.why
+		return cell
 	case err != nil && ctx.Err() != nil:
 		cell.Verdict, cell.Reason = verdict.Unknown, "interrupted before the cell finished; what was recorded is in "+cell.Dir
 	case err != nil:
@@ -151,4 +162,18 @@ func (r *run) faultEvent(e history.Event) {
 	case history.FHeal:
 		r.env.Display.Phase(r.plan, PhaseHeal)
 	}
+}
+
+// clientLacks is the N/A reason of a row that needs a loop option the
+// workers' client does not have ("" when it has them all).
+func clientLacks(name string, p Plan) string {
+	c, _ := workerset.LookupClient(name)
+	need := map[string]bool{workerset.OptionRenew: p.Scenario.Worker != nil && p.Scenario.Worker.Renew,
+		workerset.OptionPoison: p.Scenario.PoisonEvery > 0}
+	for _, o := range c.Lacks {
+		if need[o] {
+			return fmt.Sprintf("the row needs the loop's %s option, which the %s worker does not have", o, c.Name)
+		}
+	}
+	return ""
 }

@@ -2,9 +2,14 @@ package cell
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharechaos/sharechaos/internal/cluster"
@@ -107,7 +112,46 @@ func (r *run) configure(ctx context.Context, admin *kgo.Client) error {
 	if err := ctp.SetGroupConfigs(sctx, admin, r.topo.Group, ctp.GroupConfig{Lock: r.s.Lock, DeliveryLimit: harness.DeliveryLimit}); err != nil {
 		return fmt.Errorf("set up cell: %w", err)
 	}
+	if err := r.rowFeatures(sctx, admin); err != nil {
+		return err
+	}
+	if err := r.setUpDLQ(sctx, admin); err != nil {
+		return err
+	}
+	return r.rowGroupConfigs(sctx, admin)
+}
+
+// rowGroupConfigs sets the group configs the row names for itself
+// (Scenario.GroupConfigs). A config the broker does not know makes the cell
+// N/A (notApplicable): this Kafka has no such switch.
+func (r *run) rowGroupConfigs(ctx context.Context, admin *kgo.Client) error {
+	gc := r.plan.Scenario.GroupConfigs
+	if len(gc) == 0 {
+		return nil
+	}
+	err := cluster.SetGroupConfigs(ctx, admin, r.topo.Group, gc)
+	if errors.Is(err, kerr.InvalidConfig) || errors.Is(err, kerr.InvalidRequest) {
+		return &notApplicable{fmt.Sprintf("the row sets the share-group config %s, which this Kafka does not know (%v)", configWords(gc), err)}
+	}
+	if err != nil {
+		return fmt.Errorf("set the row's group configs %s: %w", configWords(gc), err)
+	}
 	return nil
+}
+
+// notApplicable ends a cell as N/A with its reason: found only once the
+// cell asked the cluster (a group config it does not know).
+type notApplicable struct{ why string }
+
+func (e *notApplicable) Error() string { return e.why }
+
+// configWords prints configs as k=v, sorted.
+func configWords(m map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+"="+m[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // load runs the load beside the injection until the drain; the injection

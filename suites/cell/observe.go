@@ -52,13 +52,22 @@ func (r *run) observe(ctx context.Context, admin *kgo.Client) (*ctp.Observation,
 	if err := errors.Join(inErr, outErr, progErr); err != nil {
 		return nil, fmt.Errorf("observe: %w", err)
 	}
-	h, err := history.ReadDir(filepath.Join(r.dir, "histories"))
-	if err != nil && !history.IsNoHistory(err) {
+	var err error
+	obs := &ctp.Observation{Mode: r.plan.Mode, Realization: r.plan.Realization, InputTopic: r.topo.InputTopic, Inputs: inputs, Outputs: outputs,
+		ShareStart: progress.Start, ShareStartReported: progress.Reported, ShareStartRule: progress.Rule, InputEnd: progress.End,
+		DeliveryLimit: harness.DeliveryLimit, HangingOutputs: hangingPartitions(hanging), Poison: r.poison()}
+	if r.plan.Scenario.DLQ {
+		obs.DLQTopic = r.topo.DLQTopic
+		if obs.DLQ, err = r.readDLQ(ctx, inputs); err != nil {
+			return nil, fmt.Errorf("observe: %w", err)
+		}
+	}
+	// Read after the dead letters: the orchestrator's timeline has their
+	// event.
+	if obs.History, err = history.ReadDir(filepath.Join(r.dir, "histories")); err != nil && !history.IsNoHistory(err) {
 		return nil, fmt.Errorf("observe: %w", err)
 	}
-	return &ctp.Observation{Mode: r.plan.Mode, Realization: r.plan.Realization, InputTopic: r.topo.InputTopic, Inputs: inputs, Outputs: outputs,
-		ShareStart: progress.Start, ShareStartReported: progress.Reported, ShareStartRule: progress.Rule, InputEnd: progress.End,
-		DeliveryLimit: harness.DeliveryLimit, History: h, HangingOutputs: hangingPartitions(hanging)}, nil
+	return obs, nil
 }
 
 // shareProgressSettled reads the share group's end state, asking again for a

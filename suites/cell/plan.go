@@ -17,6 +17,9 @@ type Plan struct {
 	Realization string
 	Repeat      int
 	Seed        int64
+	// Version is the Kafka release the cell runs on when the run names its
+	// versions ("" otherwise): the cell's name and result carry it.
+	Version string
 	// FallbackNote is set when transactional fell back to explicit.
 	FallbackNote string
 	// Consumer is the workers' share consumer (ctp.ConsumerKgo, ...).
@@ -35,6 +38,9 @@ func (p Plan) Label() string {
 	if p.Realization != "" {
 		name += "/" + p.Realization
 	}
+	if p.Version != "" {
+		name += "@" + p.Version
+	}
 	if p.Repeat > 1 {
 		name += fmt.Sprintf("#%d", p.Repeat)
 	}
@@ -44,5 +50,5 @@ func (p Plan) Label() string {
 // Stub is the result of a planned cell: the fields its name is made of.
 func (p Plan) Stub(backend string) result.Cell {
 	return result.Cell{Scenario: p.Name(), Mode: string(p.Mode), Backend: backend, Realization: p.Realization,
-		Repeat: p.Repeat, Seed: p.Seed, Anomalies: map[string]verdict.Found{}}
+		KafkaVersion: p.Version, Repeat: p.Repeat, Seed: p.Seed, Anomalies: map[string]verdict.Found{}}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/sharechaos/sharechaos/faults"
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/scenarios"
+	"github.com/sharechaos/sharechaos/suites/workerset"
 )
 
 // testMember is a run with what a Share touches, its timeline in a
@@ -114,5 +115,23 @@ func TestFaultShareCellThatStopsEarly(t *testing.T) {
 	f.exit(ctx, late)
 	if acts.Load() != 1 {
 		t.Fatalf("acts %d, want 1", acts.Load())
+	}
+}
+
+// TestClientLacks: a row that needs renew or poison is N/A on a client
+// without them, and runs on one that has them.
+func TestClientLacks(t *testing.T) {
+	renew := scenarios.Scenario{Name: "r", Worker: &scenarios.WorkerFault{Renew: true}}
+	poison := scenarios.Scenario{Name: "p", PoisonEvery: 100}
+	for _, s := range []scenarios.Scenario{renew, poison} {
+		if why := clientLacks(workerset.ClientJava, Plan{Scenario: s}); why == "" {
+			t.Errorf("%s on java: no N/A", s.Name)
+		}
+		if why := clientLacks(workerset.ClientGo, Plan{Scenario: s}); why != "" {
+			t.Errorf("%s on go: %s", s.Name, why)
+		}
+	}
+	if why := clientLacks(workerset.ClientJava, Plan{Scenario: scenarios.Scenario{Name: "steady"}}); why != "" {
+		t.Errorf("steady on java: %s", why)
 	}
 }

@@ -20,7 +20,7 @@ func (r *run) workers() *workerset.Set {
 			Mode: r.plan.Mode, Realization: r.plan.Realization, MaxRecords: s.Batch,
 			TxnTimeout: ctp.Duration(s.TxnTimeout), Client: cluster.ClientConfigOf(r.env.Cluster), Consumer: r.plan.Consumer,
 			AddShareAcksToTxnKey: s.KIP1289Keys.AddShareAcksToTxn, TxnShareAcknowledgeKey: s.KIP1289Keys.TxnShareAcknowledge,
-			MemberTags: s.MemberTags,
+			MemberTags: s.MemberTags, Poison: r.poison(),
 		},
 		Dir: r.dir, Slots: s.Workers, Topology: r.topo, Client: s.Client,
 	}
@@ -37,6 +37,11 @@ func (r *run) workers() *workerset.Set {
 	}
 	if wf.TxnTimeout != nil {
 		cfg.Base.TxnTimeout = ctp.Duration(wf.TxnTimeout(s.Lock))
+	}
+	if wf.Renew {
+		// A third of the lock: two renewals may be lost or slow before
+		// the lock ends.
+		cfg.Base.Renew = &ctp.Renew{Every: ctp.Duration(s.Lock / 3), Lock: ctp.Duration(s.Lock)}
 	}
 	_ = r.timeline.Record(history.Event{Type: history.Info, F: history.FArm, Fault: r.plan.Name(), Point: string(cfg.Arm.Point),
 		Attrs: map[string]string{"slot": fmt.Sprint(cfg.ArmSlot), "batch": fmt.Sprint(cfg.Arm.Batch), "action": string(cfg.Arm.Action)}})

@@ -59,6 +59,7 @@ func DescribeCluster(ctx context.Context, c cluster.Cluster, common Common) *res
 		info.BrokerIDs = append(info.BrokerIDs, int32(n))
 	}
 	info.Brokers = len(info.BrokerIDs)
+	info.GroupDefaults = groupDefaults(dctx, cl)
 	switch dc := c.(type) {
 	case *docker.Cluster:
 		info.Image = dc.Options().KafkaImage

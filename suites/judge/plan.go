@@ -30,8 +30,11 @@ type PlannedCell struct {
 	Scenario    string `json:"scenario"`
 	Mode        string `json:"mode"`
 	Realization string `json:"realization,omitempty"`
-	Repeat      int    `json:"repeat"`
-	Seed        int64  `json:"seed"`
+	// KafkaVersion is the release the cell runs on (runs that name
+	// versions; absent in the others' plans).
+	KafkaVersion string `json:"kafka_version,omitempty"`
+	Repeat       int    `json:"repeat"`
+	Seed         int64  `json:"seed"`
 }
 
 // WritePlan writes plan.json: every cell the run planned, before the first
@@ -85,7 +88,7 @@ func AddUnfinished(res result.Result, sp Plan) (result.Result, []string) {
 			continue
 		}
 		res.Runs = append(res.Runs, result.Cell{Scenario: pc.Scenario, Mode: pc.Mode, Backend: sp.Backend,
-			Realization: pc.Realization, Repeat: pc.Repeat, Seed: pc.Seed, Verdict: verdict.Unknown,
+			Realization: pc.Realization, KafkaVersion: pc.KafkaVersion, Repeat: pc.Repeat, Seed: pc.Seed, Verdict: verdict.Unknown,
 			Reason: unfinishedReason, Anomalies: map[string]verdict.Found{}})
 		names = append(names, fmt.Sprintf("%s (repeat %d)", pc.Name, pc.Repeat))
 	}

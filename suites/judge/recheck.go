@@ -38,6 +38,11 @@ type storedObservation struct {
 	ShareStartRule     map[int32]string `json:"share_start_rule,omitempty"`
 	InputEnd           map[int32]int64  `json:"input_end"`
 	DeliveryLimit      int32            `json:"delivery_limit"`
+	// Poison, DLQTopic and DLQ: a dead-letter row's poison rule and what its
+	// dead-letter topic held (absent elsewhere).
+	Poison   *ctp.Poison     `json:"poison,omitempty"`
+	DLQTopic string          `json:"dlq_topic,omitempty"`
+	DLQ      []ctp.DLQRecord `json:"dlq,omitempty"`
 	// Histories maps each history file the cell was judged from to its
 	// number of events, so a re-check can tell a deleted or cut history
 	// from a complete one.
@@ -51,7 +56,7 @@ func SaveObservation(dir string, obs *ctp.Observation) error {
 	}
 	b, err := json.Marshal(storedObservation{Mode: obs.Mode, Realization: obs.Realization, InputTopic: obs.InputTopic, Inputs: obs.Inputs,
 		Outputs: obs.Outputs, ShareStart: obs.ShareStart, ShareStartReported: obs.ShareStartReported, ShareStartRule: obs.ShareStartRule,
-		InputEnd: obs.InputEnd, DeliveryLimit: obs.DeliveryLimit,
+		InputEnd: obs.InputEnd, DeliveryLimit: obs.DeliveryLimit, Poison: obs.Poison, DLQTopic: obs.DLQTopic, DLQ: obs.DLQ,
 		Histories: manifest})
 	if err != nil {
 		return fmt.Errorf("save observation: %w", err)
@@ -104,7 +109,7 @@ func loadObservation(dir string) (ctp.Observation, error) {
 	}
 	return ctp.Observation{Mode: s.Mode, Realization: s.Realization, InputTopic: s.InputTopic, Inputs: s.Inputs, Outputs: s.Outputs,
 		ShareStart: s.ShareStart, ShareStartReported: s.ShareStartReported, ShareStartRule: s.ShareStartRule,
-		InputEnd: s.InputEnd, DeliveryLimit: s.DeliveryLimit, History: h}, nil
+		InputEnd: s.InputEnd, DeliveryLimit: s.DeliveryLimit, Poison: s.Poison, DLQTopic: s.DLQTopic, DLQ: s.DLQ, History: h}, nil
 }
 
 // checkManifest says which history is missing or truncated, "" when every
@@ -170,6 +175,7 @@ func RecheckWith(dir string, cat scenarios.Catalog) (result.Result, []string, er
 		changed = append(changed, "never finished: "+n)
 	}
 	res.Thresholds = recheckThresholds(res)
+	res.VersionComparisons = CompareVersions(dir, res.Runs)
 	return Run(res), changed, nil
 }
 

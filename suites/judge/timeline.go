@@ -169,6 +169,9 @@ func scenarioOverlays(cells []result.Cell, hists map[string]map[string]*bench.Hi
 				if c.Realization != "" {
 					label += "/" + c.Realization
 				}
+				if c.KafkaVersion != "" {
+					label += "@" + c.KafkaVersion
+				}
 				sp := h.Spectrum(label)
 				sp.Key = c.Mode
 				f.Spectra = append(f.Spectra, sp)

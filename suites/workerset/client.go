@@ -26,12 +26,21 @@ type Client struct {
 	// Realizations are the transactional realizations it runs (nil: every
 	// one).
 	Realizations []string
+	// Lacks are the loop options it does not have (OptionRenew,
+	// OptionPoison): a row that needs one is N/A on it, never run without.
+	Lacks []string
 	// Find says what it needs on this machine that is missing (nil: ready),
 	// before anything runs.
 	Find func() error
 	// Command is the process of one worker reading the config file at path.
 	Command func(path string) (*exec.Cmd, error)
 }
+
+// The loop options a row may need of a client (ctp.Renew, ctp.Poison).
+const (
+	OptionRenew  = "renew"
+	OptionPoison = "poison"
+)
 
 // The clients' names.
 const (
@@ -48,6 +57,7 @@ var Clients = []Client{
 	// transactional KafkaProducer; clients/java/worker, issue 24).
 	{Name: ClientJava, About: "client: java (Apache Kafka's KafkaShareConsumer and KafkaProducer, clients/java/worker)",
 		Realizations: []string{ctp.RealizationLedger},
+		Lacks:        []string{OptionRenew, OptionPoison},
 		Find:         func() error { _, err := javaCommand(); return err },
 		Command:      javaWorkerCommand},
 }

@@ -69,5 +69,11 @@ type Observation struct {
 	// HangingOutputs are output partitions whose last stable offset stayed
 	// below their end (HangingError): the outputs past it could not be read.
 	HangingOutputs []HangingPartition `json:",omitempty"`
-	History        history.History
+	// Poison is the rule of the inputs no worker could process (nil: none);
+	// DLQTopic the group's dead-letter topic ("" when it has none) and DLQ
+	// what it held after the drain.
+	Poison   *Poison
+	DLQTopic string
+	DLQ      []DLQRecord
+	History  history.History
 }

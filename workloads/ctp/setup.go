@@ -20,8 +20,11 @@ type Topology struct {
 	InputTopic  string
 	OutputTopic string
 	LedgerTopic string
-	Group       string
-	Partitions  int32
+	// DLQTopic is the group's dead-letter topic, created only for a row
+	// that has one (dlq.: Kafka 4.4's required prefix by default).
+	DLQTopic   string
+	Group      string
+	Partitions int32
 	// Replication and MinISR for the suite's own topics (RF 3 / min ISR 2 on
 	// three brokers, like the internal topics, or a broker kill makes them
 	// unavailable).
@@ -32,7 +35,7 @@ type Topology struct {
 // NewTopology names a cell's topics and group from a prefix.
 func NewTopology(prefix string, partitions int32, replication int16, minISR int) Topology {
 	return Topology{
-		Prefix: prefix, InputTopic: prefix + "-in", OutputTopic: prefix + "-out", LedgerTopic: prefix + "-ledger",
+		Prefix: prefix, InputTopic: prefix + "-in", OutputTopic: prefix + "-out", LedgerTopic: prefix + "-ledger", DLQTopic: "dlq." + prefix,
 		Group: prefix + "-group", Partitions: partitions, Replication: replication, MinISR: minISR,
 	}
 }

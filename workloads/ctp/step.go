@@ -26,6 +26,14 @@ func (w *Worker) step(ctx context.Context) error {
 	w.batches++
 	w.last.Records = len(batch)
 	w.event(history.Event{Type: history.OK, F: history.FPoll, Records: recs(batch)})
+	if poison, rest := w.cfg.Poison.split(batch); len(poison) > 0 {
+		// Unprocessable: back to the broker at once, no output, until it
+		// archives them (delivery-count limit) or dead-letters them.
+		w.ackOutsideTxn(ctx, kgo.AckRelease, poison)
+		if batch = rest; len(batch) == 0 {
+			return nil
+		}
+	}
 
 	if w.acker != nil {
 		done, err := w.acker.PreCheck(ctx, batch)
@@ -49,7 +57,7 @@ func (w *Worker) step(ctx context.Context) error {
 		w.ack(ctx, kgo.AckAccept, batch)
 	}
 	if w.armedAt(PointBeforeBegin) || w.holdsRedelivered(batch) {
-		w.fire(ctx, PointBeforeBegin)
+		w.fire(ctx, PointBeforeBegin, batch)
 	}
 	return w.transact(ctx, batch)
 }
@@ -71,7 +79,7 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 	defer cancel()
 
 	if w.armedAt(PointBeforeSend) {
-		w.fire(ctx, PointBeforeSend)
+		w.fire(ctx, PointBeforeSend, batch)
 		if w.cfg.Arm.Action == ActionFailProduce {
 			if err := w.cutOutputLeader(reqCtx); err != nil {
 				w.event(history.Event{Type: history.Info, F: history.FFaultError, Fault: w.cfg.Arm.Fault, Error: err.Error()})
@@ -104,7 +112,7 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 		w.event(history.Event{Type: history.OK, F: history.FFlush, Txn: w.txnSeq})
 	}
 	if w.armedAt(PointAfterSend) {
-		w.fire(ctx, PointAfterSend)
+		w.fire(ctx, PointAfterSend, batch)
 	}
 
 	if w.acker != nil && mutated(MutantAcksOutsideTxn) {
@@ -113,7 +121,7 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 		// transaction), which made this mutant a loop that never acked.
 		w.ackOutsideTxn(ctx, kgo.AckAccept, batch)
 		if w.armedAt(PointAfterAcks) {
-			w.fire(ctx, PointAfterAcks)
+			w.fire(ctx, PointAfterAcks, batch)
 		}
 	} else if w.acker != nil {
 		txn := Txn{Worker: w.cfg.Name(), Seq: w.txnSeq, Producer: w.producer, Consumer: w.src.Client()}
@@ -140,7 +148,7 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 		w.last.TxnAcks = time.Since(ackStart)
 		w.event(history.Event{Type: history.OK, F: history.FTxnAcks, Txn: w.txnSeq, Records: recs(batch), DurNS: w.last.TxnAcks.Nanoseconds()})
 		if w.armedAt(PointAfterAcks) {
-			w.fire(ctx, PointAfterAcks)
+			w.fire(ctx, PointAfterAcks, batch)
 		}
 		w.event(history.Event{Type: history.Invoke, F: history.FValidate, Txn: w.txnSeq})
 		conflicts, err := w.acker.Validate(reqCtx, txn, batch)
@@ -166,7 +174,7 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 	}
 
 	if w.armedAt(PointBeforeCommit) {
-		w.fire(ctx, PointBeforeCommit)
+		w.fire(ctx, PointBeforeCommit, batch)
 		switch w.cfg.Arm.Action {
 		case ActionAbort:
 			// explicit-abort (case 6): this batch fails "validation" once.
@@ -196,7 +204,7 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 	switch outcome {
 	case history.OK:
 		if w.armedAt(PointAfterCommit) {
-			w.fire(ctx, PointAfterCommit)
+			w.fire(ctx, PointAfterCommit, batch)
 		}
 		if w.cfg.Mode != Implicit {
 			acked := batch

@@ -232,10 +232,11 @@ func (w *Worker) event(e history.Event) {
 	}
 }
 
-// fire records that the armed fault fired and performs its action. Kill never
-// returns; stop returns once the process is continued; stall returns after
-// Arm.Stall (or when ctx ends).
-func (w *Worker) fire(ctx context.Context, p Point) {
+// fire records that the armed fault fired and performs its action on the
+// batch the worker holds. Kill never returns; stop returns once the process
+// is continued; stall returns after Arm.Stall (or when ctx ends), renewing
+// the batch's locks meanwhile when the worker renews (renew.go).
+func (w *Worker) fire(ctx context.Context, p Point, batch []*kgo.Record) {
 	w.event(history.Event{Type: history.Info, F: history.FFaultFired, Fault: w.cfg.Arm.Fault,
 		Point: string(p), Txn: w.txnSeq, Attrs: map[string]string{"action": string(w.cfg.Arm.Action), "batch": strconv.Itoa(w.batches)}})
 	switch w.cfg.Arm.Action {
@@ -255,10 +256,7 @@ func (w *Worker) fire(ctx context.Context, p Point) {
 		// before-commit the held transaction outlives the lock; at
 		// before-begin the batch does, and the transaction that follows
 		// can still commit while another worker holds the records.
-		select {
-		case <-time.After(w.cfg.Arm.Stall.D()):
-		case <-ctx.Done():
-		}
+		w.stall(ctx, batch)
 	}
 }
 

@@ -48,6 +48,14 @@ type WorkerConfig struct {
 	// send): whether TxnShareAcknowledge carries the proposed member id and
 	// epoch tagged fields (native realization).
 	MemberTags string `json:"member_tags,omitempty"`
+
+	// Renew, when set, makes the worker renew the acquisition locks of a
+	// batch it holds past its processing (a stall), KIP-1222's RENEW.
+	Renew *Renew `json:"renew,omitempty"`
+	// Poison, when set, names the input records the worker cannot process:
+	// it RELEASEs them without output (poison.go), until the broker
+	// archives them.
+	Poison *Poison `json:"poison,omitempty"`
 }
 
 // Name is the worker's slot.incarnation.

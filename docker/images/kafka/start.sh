@@ -16,8 +16,16 @@ if [ -z "$data" ]; then
   echo "start: $config sets no log.dirs" >&2
   exit 1
 fi
+# Formatted at the release's own feature levels (kafka-storage's defaults:
+# share.version=1 on 4.2 and 4.3, 2 on 4.4, whose dead-letter queue needs
+# it), as a new cluster of that release would be; SHARECHAOS_FORMAT_FEATURES
+# ("share.version=1 transaction.version=2") sets levels of one's own.
 if [ ! -f "$data/meta.properties" ]; then
+  features=()
+  for f in ${SHARECHAOS_FORMAT_FEATURES:-}; do
+    features+=(--feature "$f")
+  done
   java "${java_opts[@]}" kafka.tools.StorageTool format \
-    --config "$config" --cluster-id "$CLUSTER_ID" --feature share.version=1
+    --config "$config" --cluster-id "$CLUSTER_ID" "${features[@]}"
 fi
 exec java "${java_opts[@]}" kafka.Kafka "$config"

@@ -37,8 +37,10 @@ type Cluster struct {
 	api         proxyAPI
 	links       []proxyLink
 
-	brokers   []testcontainers.Container // index node-1
-	bootstrap []string                   // index node-1: 127.0.0.1:<client proxy>
+	brokers []testcontainers.Container // index node-1
+	// images are the brokers' images by node (index 0 unused; "": KafkaImage).
+	images    map[int]string
+	bootstrap []string // index node-1: 127.0.0.1:<client proxy>
 
 	admin *kgo.Client
 	adm   *kadm.Client

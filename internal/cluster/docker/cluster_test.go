@@ -70,8 +70,12 @@ func assertRunGone(t *testing.T, runID string) {
 	if err != nil {
 		t.Fatalf("list run objects: %v", err)
 	}
-	if len(cs)+len(nets) > 0 {
-		t.Errorf("run %s left %d containers and %d networks behind", runID, len(cs), len(nets))
+	vs, err := eng.volumesLabelled(context.Background(), LabelRun, runID)
+	if err != nil {
+		t.Fatalf("list run volumes: %v", err)
+	}
+	if len(cs)+len(nets)+len(vs) > 0 {
+		t.Errorf("run %s left %d containers, %d networks and %d volumes behind", runID, len(cs), len(nets), len(vs))
 	}
 }
 

@@ -73,6 +73,17 @@ func (e *engine) removeStale(ctx context.Context) ([]string, error) {
 	if err := e.remove(ctx, staleCs, staleNets); err != nil {
 		return removed, fmt.Errorf("remove stale objects: %w", err)
 	}
+	// Volumes last: a volume cannot go while its container exists.
+	vs, err := e.staleVolumes(ctx)
+	if err != nil {
+		return removed, fmt.Errorf("remove stale objects: %w", err)
+	}
+	for _, v := range vs {
+		removed = append(removed, "volume "+v.Name)
+	}
+	if err := e.removeVolumes(ctx, vs); err != nil {
+		return removed, fmt.Errorf("remove stale objects: %w", err)
+	}
 	return removed, nil
 }
 
@@ -120,9 +131,18 @@ func (e *engine) removeRun(ctx context.Context, runID string) error {
 	return e.removeLabelled(ctx, LabelRun, runID)
 }
 
-// removeLabelled removes every container and network whose label key is
-// value.
+// removeLabelled removes every container, network and volume whose label
+// key is value.
 func (e *engine) removeLabelled(ctx context.Context, key, value string) error {
+	if err := e.removeLabelledObjects(ctx, key, value); err != nil {
+		return err
+	}
+	return e.removeLabelledVolumes(ctx, key, value)
+}
+
+// removeLabelledObjects removes every container and network whose label key
+// is value.
+func (e *engine) removeLabelledObjects(ctx context.Context, key, value string) error {
 	// Containers can still be appearing when Close runs after a failed or
 	// cancelled Start; a second pass catches what the first one raced with.
 	var errs []error

@@ -31,6 +31,9 @@ type Options struct {
 	// DefaultKafkaImage). An image of the apache/kafka kind works too: it
 	// reads /mnt/shared/config/server.properties and CLUSTER_ID like ours.
 	KafkaImage string
+	// Releases are the release KafkaImage carries and the one a rolling
+	// upgrade moves the brokers to (SwapRelease).
+	Releases Releases
 	// ToxiproxyImage runs the proxies (default $SHARECHAOS_TOXIPROXY_IMAGE,
 	// else DefaultToxiproxyImage); the upstream Shopify toxiproxy
 	// image works too, without our extra toxics.

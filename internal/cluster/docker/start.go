@@ -43,7 +43,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start cluster: %w", err)
 	}
-	c := &Cluster{opts: opts, eng: eng, clusterID: newClusterID()}
+	c := &Cluster{opts: opts, eng: eng, clusterID: newClusterID(), images: map[int]string{}}
 	if err := c.start(ctx); err != nil {
 		return c, fmt.Errorf("start cluster %s: %w", opts.RunID, err)
 	}
@@ -253,7 +253,7 @@ func (c *Cluster) brokerRequest(n int) testcontainers.GenericContainerRequest {
 		c.opts.BrokerConfigs)
 	return testcontainers.GenericContainerRequest{
 		ContainerRequest: testcontainers.ContainerRequest{
-			Image:  c.opts.KafkaImage,
+			Image:  c.brokerImage(n),
 			Name:   brokerContainerName(c.opts.RunID, n),
 			Labels: c.labels("kafka", n),
 			Env: map[string]string{
@@ -266,8 +266,10 @@ func (c *Cluster) brokerRequest(n int) testcontainers.GenericContainerRequest {
 			Files: []testcontainers.ContainerFile{{
 				Reader: strings.NewReader(props), ContainerFilePath: brokerConfigPath, FileMode: 0o644,
 			}},
-			// Nothing published: clients reach brokers only through toxiproxy.
-			HostConfigModifier: func(*container.HostConfig) {},
+			// Nothing published: clients reach brokers only through
+			// toxiproxy. The data lives on the broker's own volume
+			// (volumes.go), which outlives a swap of its container.
+			HostConfigModifier: func(hc *container.HostConfig) { c.mountData(hc, n) },
 			// The Start context bounds the wait; this only lifts
 			// testcontainers' 60 s default for a slow first start.
 			WaitingFor: wait.ForLog("Kafka Server started").WithStartupTimeout(c.opts.StartTimeout),

@@ -16,6 +16,8 @@ var checkers = []checker{
 	{"output-content", checkOutputContent},
 	{"redelivered-while-pending", checkRedeliveredWhilePending},
 	{"acked-by-non-holder", checkAckedByNonHolder},
+	{"redelivered-while-renewed", checkRedeliveredWhileRenewed},
+	{"dead-letters", checkDLQ},
 	{"fault-points", checkFaultPoints},
 	{"zombie-commits", checkZombieCommits},
 	{"zombie-acks", checkZombieAcks},

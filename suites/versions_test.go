@@ -1,0 +1,55 @@
+package suites
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/sharechaos/sharechaos/internal/cluster/docker"
+	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/suites/harness"
+	"github.com/sharechaos/sharechaos/suites/judge"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+)
+
+// TestVersionsDocker runs one row over two releases: a cluster each, the
+// release in every cell's name and result, each release's cluster
+// described, the releases compared, plan.json naming every cell, and a
+// re-check that gives the same. Needs the images of 4.2.2 and 4.4.0 (make
+// images KAFKA_VERSIONS="4.2.2 4.4.0"); skipped without them.
+func TestVersionsDocker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real Kafka in containers; skipped with -short")
+	}
+	requireDocker(t)
+	releases := []string{"4.2.2", "4.4.0"}
+	if missing, err := docker.MissingImages(context.Background(), []string{docker.VersionImage("4.2.2"), docker.VersionImage("4.4.0")}); err != nil || len(missing) > 0 {
+		t.Skipf("images of %v: missing %v (%v)", releases, missing, err)
+	}
+	o := Options{Common: harness.Common{Backend: "docker", Modes: []ctp.AckMode{ctp.Explicit}, Seed: 23,
+		Backends: harness.BackendFlags{Docker: harness.DockerFlags{KafkaVersions: releases}}},
+		Scenarios: []string{"steady"}, Records: 300}
+	res := runMatrix(t, o)
+	if res.Verdict != verdict.Pass || len(res.Runs) != 2 {
+		t.Fatalf("verdict %s, %d cells; want PASS, one per release", res.Verdict, len(res.Runs))
+	}
+	for i, c := range res.Runs {
+		if c.KafkaVersion != releases[i] || !strings.HasSuffix(c.Name(), "@"+releases[i]) {
+			t.Errorf("cell %d: %s release %q", i, c.Name(), c.KafkaVersion)
+		}
+	}
+	if len(res.Clusters) != 2 || res.Clusters[1].Release != "4.4.0" || res.Clusters[1].Features["share.version"] != 2 {
+		t.Errorf("clusters %+v: want two, 4.4.0's at share.version 2", res.Clusters)
+	}
+	if len(res.VersionComparisons) != 1 || res.VersionComparisons[0].Candidate != "4.4.0" {
+		t.Errorf("comparisons %+v: want 4.4.0 against 4.2.2", res.VersionComparisons)
+	}
+	plan, ok, err := judge.ReadPlan(res.Dir)
+	if err != nil || !ok || len(plan.Cells) != 2 || plan.Cells[1].KafkaVersion != "4.4.0" {
+		t.Errorf("plan.json: %+v %v %v", plan, ok, err)
+	}
+	again, changed, err := judge.Recheck(res.Dir)
+	if err != nil || len(changed) > 0 || len(again.VersionComparisons) != 1 {
+		t.Errorf("re-check: %v, changed %v, comparisons %d", err, changed, len(again.VersionComparisons))
+	}
+}
