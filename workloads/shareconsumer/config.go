@@ -26,7 +26,7 @@ type Config struct {
 	// Kafka's Java share consumer fetches from every leader at once; only
 	// when none had records does it wait on one. A leader of several
 	// assigned partitions is asked once per partition, in turn (the broker
-	// starts each fetch of a session at the next partition). A poll then
+	// starts each fetch of a session at another partition). A poll then
 	// holds records of several share-partitions whenever several have some.
 	Spread bool
 	// MaxWait is ShareFetch's MaxWaitMillis; default 100ms.

@@ -35,8 +35,10 @@ func (c *Consumer) fullFetch() fetchLimit {
 // the first partition's acks, say) passes. Asking every leader gives one
 // poll records of as many partitions as leaders have records; asking one
 // leader in turn does the same for the partitions it leads, because the
-// broker starts each fetch of a session at the next partition (Kafka and
-// kfake rotate the start by the session epoch). Without the turns, a worker
+// broker starts each fetch of a session at another partition (Kafka rotates
+// the start by the session epoch; kfake by the epoch too, over its session
+// map's order, so two turns there start at one partition now and then).
+// Without the turns, a worker
 // whose partitions shared a leader never spanned (an embedded smoke, one
 // run in about twenty under load: UNKNOWN). MaxWait 0 keeps the poll from
 // waiting on the slowest leader; when none had records, Poll falls back to
