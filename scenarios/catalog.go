@@ -273,7 +273,7 @@ func rows() []Scenario {
 		// "no loss, no dup" / "no loss; dup allowed" / "dup allowed; loss only after an abort".
 		{Name: "broker-kill", Case: "beyond", About: "SIGKILL a random broker under load, restart it",
 			Cluster: underLoad(0.2, faults.BrokerKill), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
-			Evidence: []Evidence{fired, healed}},
+			Evidence: []Evidence{fired, healed}, PendingAcrossFault: true},
 
 		// Case 4: transactional "exactly once"; explicit "dup only if the ack
 		// was lost with the crash"; implicit "like explicit". Implicit also
@@ -289,15 +289,15 @@ func rows() []Scenario {
 		// "no loss, no dup" / "no loss; dup allowed" / "as broker-kill".
 		{Name: "share-state-leader-kill", Case: "beyond", About: "SIGKILL the leader of the __share_group_state partition that holds an input partition's state",
 			Cluster: underLoad(0.2, faults.ShareStateLeaderKill), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
-			Evidence: []Evidence{fired, healed},
+			Evidence: []Evidence{fired, healed}, PendingAcrossFault: true,
 			Requires: failover},
 		{Name: "data-leader-kill", Case: "beyond", About: "SIGKILL the leader of an input or output partition",
 			Cluster: underLoad(0.2, faults.DataLeaderKill), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
-			Evidence: []Evidence{fired, healed},
+			Evidence: []Evidence{fired, healed}, PendingAcrossFault: true,
 			Requires: failover},
 		{Name: "partition", Case: "beyond", About: "isolate one broker (all its links), then heal",
 			Cluster: underLoad(0.2, faults.Partition), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
-			Evidence: []Evidence{fired, healed},
+			Evidence: []Evidence{fired, healed}, PendingAcrossFault: true,
 			Requires: failover},
 		// "no loss, no dup; latency reported" / "no loss; dup allowed" / "as broker-kill".
 		{Name: "slow-network", Case: "beyond", About: "latency on every link for a while",
@@ -305,21 +305,21 @@ func rows() []Scenario {
 			Evidence: []Evidence{fired}},
 		{Name: "rolling-restart", Case: "beyond", About: "restart every broker in turn",
 			Cluster: underLoad(0.1, faults.RollingRestart), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
-			Evidence: []Evidence{fired, healed},
+			Evidence: []Evidence{fired, healed}, PendingAcrossFault: true,
 			Requires: failover},
 		// A release vote's question: the next release taken in under load,
 		// broker by broker on its own data, then its feature levels
 		// finalized. Its own load, so the roll meets a running loop.
 		{Name: "rolling-upgrade", Case: "beyond", About: "every broker in turn restarted on the next release (--upgrade-to), then the feature levels finalized",
 			Cluster: underLoad(0.1, faults.RollingUpgrade), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
-			Evidence: []Evidence{fired, healed, onNewRelease, featuresFinalized},
+			Evidence: []Evidence{fired, healed, onNewRelease, featuresFinalized}, PendingAcrossFault: true,
 			Requires: failover, Load: Load{Records: rollingUpgradeRecords}},
 		// The roll back an operator would try after it: Kafka refuses a
 		// release that cannot read the finalized levels; refused cleanly
 		// or done whole, never half done.
 		{Name: "rolling-downgrade", Case: "beyond", About: "rolling-upgrade, then every broker in turn back on the old release (Kafka may refuse: then the refusing broker is put back)",
 			Cluster: underLoad(0.1, faults.RollingDowngrade), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
-			Evidence: []Evidence{fired, healed, onNewRelease, featuresFinalized, downgradeWhole},
+			Evidence: []Evidence{fired, healed, onNewRelease, featuresFinalized, downgradeWhole}, PendingAcrossFault: true,
 			Requires: failover, Load: Load{Records: rollingUpgradeRecords}},
 		// "rejected by epoch (KIP-890 style); no aborted read, no dup" in
 		// every mode ("same").
@@ -329,7 +329,7 @@ func rows() []Scenario {
 		// "no loss, no dup" / "no loss; dup allowed" / "dup; loss only after aborts".
 		{Name: "random-schedule", Case: "beyond", About: "a seeded mix of the beyond-the-KIP cluster faults, one after the other",
 			Cluster: underLoad(0.1, faults.RandomSchedule(scheduleMenu)), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
-			Evidence: []Evidence{fired},
+			Evidence: []Evidence{fired}, PendingAcrossFault: true,
 			Requires: mixOfFailovers},
 	}
 }

@@ -46,7 +46,9 @@ type Conditions struct {
 // every partition it was assigned in each poll, when some worker was bound
 // to be assigned two partitions (more partitions than workers: a share
 // group hands each partition to one member while it has more partitions
-// than members) and a poll may hold two records (batch 2 or more).
+// than members) and a poll may hold two records (batch 2 or more). A
+// failover row (PendingAcrossFault) needs, there, a transaction whose acks
+// were pending when the fault fired or healed.
 func (s Scenario) EvidenceFor(mode ctp.AckMode, realization string, c Conditions) []Evidence {
 	ev := s.Evidence
 	if mode == ctp.Transactional && kip1289.BrokerSettles(realization) {
@@ -55,6 +57,9 @@ func (s Scenario) EvidenceFor(mode ctp.AckMode, realization string, c Conditions
 		}
 		if s.SpansPartitions && c.Shape.Partitions > int32(c.Shape.Workers) && c.Shape.Batch >= 2 {
 			ev = append(slices.Clone(ev), acksSpanned)
+		}
+		if s.PendingAcrossFault {
+			ev = append(slices.Clone(ev), acksPendingAcrossFault)
 		}
 	}
 	return ev

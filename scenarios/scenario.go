@@ -61,6 +61,12 @@ type Scenario struct {
 	// acks into the transaction and the shape allows it, the cell must
 	// show such a transaction (EvidenceFor).
 	SpansPartitions bool
+	// PendingAcrossFault: the row is a failover (a leader or coordinator
+	// goes away or comes back), and what it proves of a realization whose
+	// broker settles the acks is that the failover met acks pending in a
+	// transaction; such a cell must show one (EvidenceFor). Case 4 needs no
+	// flag: its fault fires at a commit whose markers it holds.
+	PendingAcrossFault bool
 	// GroupConfigs are share-group configs the row sets besides the run's
 	// (share.renew.acknowledge.enable=false); a broker that does not know
 	// one makes the cell N/A, naming it.

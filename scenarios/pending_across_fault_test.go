@@ -1,0 +1,68 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sharechaos/sharechaos/internal/history"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+)
+
+// TestAcksPendingAcrossFault: a failover row's native cell must show a
+// transaction whose acks were in it when the fault fired or healed; one
+// whose transactions all ended before the edge, or began after it, must
+// not count; the ledger and the explicit mode are not asked.
+func TestAcksPendingAcrossFault(t *testing.T) {
+	row, _ := Lookup("data-leader-kill")
+	native := row.EvidenceFor(ctp.Transactional, ctp.RealizationNative, Conditions{})
+	if len(native) != len(row.Evidence)+1 {
+		t.Fatalf("native evidence %d pieces, want the row's %d and the pending acks", len(native), len(row.Evidence))
+	}
+	for _, mode := range []struct {
+		mode        ctp.AckMode
+		realization string
+	}{{ctp.Transactional, ctp.RealizationLedger}, {ctp.Explicit, ""}} {
+		if got := row.EvidenceFor(mode.mode, mode.realization, Conditions{}); len(got) != len(row.Evidence) {
+			t.Errorf("%s/%s asked %d pieces, want the row's %d", mode.mode, mode.realization, len(got), len(row.Evidence))
+		}
+	}
+	txn := func(ts int64, worker string, seq int64, f string, typ history.Type) history.Event {
+		e := ev(ts, worker, typ, f)
+		e.Txn = seq
+		return e
+	}
+	fired := ev(10, "orchestrator", history.Info, history.FFaultFired)
+	healed := ev(20, "orchestrator", history.Info, history.FHeal)
+	healed.Attrs = map[string]string{"action": "start broker 2"}
+	for _, tc := range []struct {
+		name string
+		h    history.History
+		want string // "" when it must be missing
+	}{
+		{"acks in before the kill, commit after", history.History{
+			txn(9, "w1.1", 3, history.FTxnAcks, history.OK), fired,
+			txn(12, "w1.1", 3, history.FCommit, history.OK), healed}, "w1.1 txn 3: acks in 1s before the fault fired, then commit ok 2s after it"},
+		{"pending across the heal, aborted", history.History{
+			fired, txn(19, "w2.1", 8, history.FTxnAcks, history.OK), healed,
+			txn(25, "w2.1", 8, history.FAbort, history.Info)}, "w2.1 txn 8: acks in 1s before the heal (start broker 2), then abort info 5s after it"},
+		{"never ended", history.History{
+			txn(5, "w3.1", 1, history.FTxnAcks, history.OK), fired, healed}, "w3.1 txn 1: acks in 5s before the fault fired, never ended"},
+		{"every transaction between the edges", history.History{
+			txn(1, "w1.1", 1, history.FTxnAcks, history.OK), txn(2, "w1.1", 1, history.FCommit, history.OK), fired,
+			txn(11, "w1.1", 2, history.FTxnAcks, history.OK), txn(12, "w1.1", 2, history.FCommit, history.OK), healed,
+			txn(21, "w1.1", 3, history.FTxnAcks, history.OK), txn(22, "w1.1", 3, history.FCommit, history.OK)}, ""},
+		{"the commit's invoke is not its end, its acks failed", history.History{
+			txn(9, "w1.1", 3, history.FTxnAcks, history.Fail), fired, txn(12, "w1.1", 3, history.FCommit, history.OK),
+			txn(13, "w1.1", 4, history.FTxnAcks, history.OK), txn(14, "w1.1", 4, history.FCommit, history.Invoke),
+			txn(15, "w1.1", 4, history.FCommit, history.OK), healed}, ""},
+		{"no fault", history.History{txn(9, "w1.1", 3, history.FTxnAcks, history.OK)}, ""},
+	} {
+		notes, missing := Show([]Evidence{acksPendingAcrossFault}, tc.h, Conditions{})
+		switch {
+		case tc.want == "" && missing == nil:
+			t.Errorf("%s: found %v, want it missing", tc.name, notes)
+		case tc.want != "" && (missing != nil || !strings.Contains(strings.Join(notes, ""), tc.want)):
+			t.Errorf("%s: notes %v, missing %v, want %q", tc.name, notes, missing, tc.want)
+		}
+	}
+}
