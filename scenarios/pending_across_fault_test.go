@@ -9,9 +9,9 @@ import (
 )
 
 // TestAcksPendingAcrossFault: a failover row's native cell must show a
-// transaction whose acks were in it when the fault fired or healed; one
-// whose transactions all ended before the edge, or began after it, must
-// not count; the ledger and the explicit mode are not asked.
+// transaction whose acks were in it while the fault acted (from its firing
+// to its heal); transactions that ended before the firing or began after
+// the heal do not count; the ledger and the explicit mode are not asked.
 func TestAcksPendingAcrossFault(t *testing.T) {
 	row, _ := Lookup("data-leader-kill")
 	native := row.EvidenceFor(ctp.Transactional, ctp.RealizationNative, Conditions{})
@@ -41,20 +41,22 @@ func TestAcksPendingAcrossFault(t *testing.T) {
 	}{
 		{"acks in before the kill, commit after", history.History{
 			txn(9, "w1.1", 3, history.FTxnAcks, history.OK), fired,
-			txn(12, "w1.1", 3, history.FCommit, history.OK), healed}, "w1.1 txn 3: acks in 1s before the fault fired, then commit ok 2s after it"},
-		{"pending across the heal, aborted", history.History{
-			fired, txn(19, "w2.1", 8, history.FTxnAcks, history.OK), healed,
-			txn(25, "w2.1", 8, history.FAbort, history.Info)}, "w2.1 txn 8: acks in 1s before the heal (start broker 2), then abort info 5s after it"},
+			txn(12, "w1.1", 3, history.FCommit, history.OK), healed}, "w1.1 txn 3: acks in at -1s of the fault, then commit ok at +2s"},
+		{"acks and abort while the broker was down", history.History{
+			fired, txn(15, "w2.1", 8, history.FTxnAcks, history.OK),
+			txn(16, "w2.1", 8, history.FAbort, history.Info), healed}, "w2.1 txn 8: acks in at +5s of the fault, then abort info at +6s"},
 		{"never ended", history.History{
-			txn(5, "w3.1", 1, history.FTxnAcks, history.OK), fired, healed}, "w3.1 txn 1: acks in 5s before the fault fired, never ended"},
-		{"every transaction between the edges", history.History{
+			txn(5, "w3.1", 1, history.FTxnAcks, history.OK), fired, healed}, "w3.1 txn 1: acks in at -5s of the fault, never ended"},
+		{"every transaction before the firing or after the heal", history.History{
 			txn(1, "w1.1", 1, history.FTxnAcks, history.OK), txn(2, "w1.1", 1, history.FCommit, history.OK), fired,
-			txn(11, "w1.1", 2, history.FTxnAcks, history.OK), txn(12, "w1.1", 2, history.FCommit, history.OK), healed,
+			txn(11, "w1.1", 2, history.FTxnAcks, history.Fail), healed,
 			txn(21, "w1.1", 3, history.FTxnAcks, history.OK), txn(22, "w1.1", 3, history.FCommit, history.OK)}, ""},
-		{"the commit's invoke is not its end, its acks failed", history.History{
-			txn(9, "w1.1", 3, history.FTxnAcks, history.Fail), fired, txn(12, "w1.1", 3, history.FCommit, history.OK),
-			txn(13, "w1.1", 4, history.FTxnAcks, history.OK), txn(14, "w1.1", 4, history.FCommit, history.Invoke),
-			txn(15, "w1.1", 4, history.FCommit, history.OK), healed}, ""},
+		{"a commit's invoke is not its end", history.History{
+			txn(8, "w1.1", 4, history.FTxnAcks, history.OK), txn(9, "w1.1", 4, history.FCommit, history.Invoke),
+			txn(9, "w1.1", 4, history.FCommit, history.OK), fired, healed}, ""},
+		{"a worker's heal is not the fault's", history.History{
+			fired, ev(11, "w1.1", history.Info, history.FHeal), txn(25, "w1.1", 3, history.FTxnAcks, history.OK),
+			txn(26, "w1.1", 3, history.FCommit, history.OK)}, ""},
 		{"no fault", history.History{txn(9, "w1.1", 3, history.FTxnAcks, history.OK)}, ""},
 	} {
 		notes, missing := Show([]Evidence{acksPendingAcrossFault}, tc.h, Conditions{})
