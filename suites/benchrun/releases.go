@@ -28,11 +28,11 @@ const (
 
 // releasesFile is releases.json.
 type releasesFile struct {
-	Verdict     verdict.Verdict            `json:"verdict"`
-	ExitCode    int                        `json:"exit_code"`
-	Seed        int64                      `json:"seed"`
-	Releases    []releaseBench             `json:"releases"`
-	Comparisons []result.VersionComparison `json:"comparisons"`
+	Verdict     verdict.Verdict     `json:"verdict"`
+	ExitCode    int                 `json:"exit_code"`
+	Seed        int64               `json:"seed"`
+	Releases    []releaseBench      `json:"releases"`
+	Comparisons []result.Comparison `json:"comparisons"`
 }
 
 // releaseBench is one release's bench: where it is and how it ended.
@@ -90,7 +90,7 @@ func runReleases(ctx context.Context, o Options) (result.Bench, error) {
 
 // compareReleases compares every release's repeats with the first
 // release's, per mode and batch size: txn_commit_duration p50 per repeat.
-func compareReleases(releases []string, benches []result.Bench, alpha float64) []result.VersionComparison {
+func compareReleases(releases []string, benches []result.Bench, alpha float64) []result.Comparison {
 	if len(benches) < 2 {
 		return nil
 	}
@@ -113,7 +113,7 @@ func compareReleases(releases []string, benches []result.Bench, alpha float64) [
 			keys = append(keys, k)
 		}
 	}
-	var out []result.VersionComparison
+	var out []result.Comparison
 	for _, k := range keys {
 		base := sample(benches[0], k)
 		for i, b := range benches[1:] {
@@ -122,7 +122,7 @@ func compareReleases(releases []string, benches []result.Bench, alpha float64) [
 				continue
 			}
 			c := bench.Compare(base, cand, alpha)
-			out = append(out, result.VersionComparison{Scenario: fmt.Sprintf("bench, batch %d", k.batch), Mode: k.mode,
+			out = append(out, result.Comparison{Scenario: fmt.Sprintf("bench, batch %d", k.batch), Mode: k.mode,
 				Metric: bench.TxnCommitDuration, Unit: "repeats' p50", Baseline: releases[0], Candidate: releases[i+1],
 				BaselineMedianMs: c.BaselineMedian, CandidateMedianMs: c.CandidateMedian, Ratio: c.Ratio, P: c.P,
 				N1: c.N1, N2: c.N2, Significant: c.Significant, Words: c.Words(releases[i+1], releases[0])})

@@ -165,13 +165,7 @@ func scenarioOverlays(cells []result.Cell, hists map[string]map[string]*bench.Hi
 				if h == nil || h.Count() == 0 {
 					continue
 				}
-				label := c.Mode
-				if c.Realization != "" {
-					label += "/" + c.Realization
-				}
-				if c.KafkaVersion != "" {
-					label += "@" + c.KafkaVersion
-				}
+				label := c.Mode + c.NameParts().Dimensions()
 				sp := h.Spectrum(label)
 				sp.Key = c.Mode
 				f.Spectra = append(f.Spectra, sp)

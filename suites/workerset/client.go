@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/sharechaos/sharechaos/internal/role"
+	"github.com/sharechaos/sharechaos/result"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 	"github.com/sharechaos/sharechaos/workloads/worker"
 )
@@ -44,7 +45,7 @@ const (
 
 // The clients' names.
 const (
-	ClientGo   = "go"
+	ClientGo   = result.DefaultClient
 	ClientJava = "java"
 )
 
@@ -85,7 +86,7 @@ func ClientNames() []string {
 
 // ClientHelp is --client's help line.
 func ClientHelp() string {
-	return strings.Join(ClientNames(), " | ") + ": the CTP worker's client, franz-go or Apache Kafka's Java clients (the jar of `make java-worker`, found in $" +
+	return strings.Join(ClientNames(), " | ") + ", repeated or comma-separated (go,java runs every cell once per client, side by side in one report): the CTP worker's client, franz-go or Apache Kafka's Java clients (the jar of `make java-worker`, found in $" +
 		JavaWorkerEnv + ", next to the binary or in build/; the Java worker runs the transactional mode through the ledger only)"
 }
 

@@ -18,7 +18,7 @@ func TestSummaryReleasesSideBySide(t *testing.T) {
 			Verdict: vd, CommitP50Ms: p50, Anomalies: map[string]verdict.Found{}}
 	}
 	r := result.Result{Verdict: verdict.Pass, Runs: []result.Cell{cell("4.2.2", verdict.Pass, 12), cell("4.4.0", verdict.Pass, 15)},
-		VersionComparisons: []result.VersionComparison{{Scenario: "steady", Mode: "explicit", Baseline: "4.2.2", Candidate: "4.4.0",
+		VersionComparisons: []result.Comparison{{Scenario: "steady", Mode: "explicit", Baseline: "4.2.2", Candidate: "4.4.0",
 			BaselineMedianMs: 12, CandidateMedianMs: 15, Ratio: 1.25, N1: 50, N2: 50, Significant: true, Unit: "commits", Words: "4.4.0 slower than 4.2.2: 1.25x (p<0.001)"}}}
 	var b bytes.Buffer
 	if err := WriteSummary(&b, r); err != nil {

@@ -50,7 +50,7 @@ func TestCompareVersions(t *testing.T) {
 	for d, ms := range map[string][]int64{"a": base, "b": slow, "c": base, "d": same, "e": base} {
 		writeCommits(t, filepath.Join(run, d), ms...)
 	}
-	got := CompareVersions(run, cells)
+	got := CompareAlong(run, cells, result.Releases)
 	if len(got) != 2 {
 		t.Fatalf("got %d rows, want 2 (explicit, transactional/ledger): %+v", len(got), got)
 	}
@@ -63,7 +63,7 @@ func TestCompareVersions(t *testing.T) {
 	for i := range cells {
 		cells[i].KafkaVersion = ""
 	}
-	if got := CompareVersions(run, cells); len(got) != 0 {
+	if got := CompareAlong(run, cells, result.Releases); len(got) != 0 {
 		t.Errorf("a run without releases compared: %+v", got)
 	}
 }
@@ -108,7 +108,7 @@ func TestCompareVersionsRepeats(t *testing.T) {
 				Repeat: rep, Dir: "x", Verdict: verdict.Pass, CommitP50Ms: v.p50})
 		}
 	}
-	got := CompareVersions(t.TempDir(), cells)
+	got := CompareAlong(t.TempDir(), cells, result.Releases)
 	if len(got) != 1 {
 		t.Fatalf("rows %+v", got)
 	}
