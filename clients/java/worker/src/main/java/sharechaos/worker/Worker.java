@@ -318,13 +318,18 @@ final class Worker {
                 }
             }
         }
+        boolean ackedEarly = Mutant.is(Mutant.ACK_BEFORE_COMMIT) && WorkerConfig.EXPLICIT.equals(cfg.mode);
+        if (ackedEarly) {
+            ack(AcknowledgeType.ACCEPT, batch);
+        }
         if (cfg.arm.at(Arm.BEFORE_BEGIN, batches) || holdsRedelivered(batch)) {
             fire(Arm.BEFORE_BEGIN);
         }
-        transact(batch);
+        transact(batch, ackedEarly);
     }
 
-    private void transact(List<ConsumerRecord<String, String>> batch) throws Exception {
+    /** One transaction over batch; ackedEarly: the batch was ACCEPTed already (a mutant's). */
+    private void transact(List<ConsumerRecord<String, String>> batch, boolean ackedEarly) throws Exception {
         txnSeq++;
         long txnStart = System.nanoTime();
         event(new Event(Event.INVOKE, Event.BEGIN).txn(txnSeq));
@@ -441,7 +446,7 @@ final class Worker {
             if (cfg.arm.at(Arm.AFTER_COMMIT, batches)) {
                 fire(Arm.AFTER_COMMIT);
             }
-            if (!implicit) {
+            if (!implicit && !ackedEarly) {
                 ack(AcknowledgeType.ACCEPT, batch);
             }
             return;

@@ -92,4 +92,26 @@ class UnitTest {
         assertEquals(64, Main.run(new String[] {}));
         assertEquals(64, Main.run(new String[] {"/nonexistent/config.json"}));
     }
+
+    /** A mutant comes from the system property only, and one the worker does not have is refused. */
+    @Test
+    void mutants() {
+        String before = System.getProperty(Mutant.PROPERTY);
+        try {
+            System.clearProperty(Mutant.PROPERTY);
+            assertEquals("", Mutant.active());
+            assertEquals("", Mutant.problem());
+            System.setProperty(Mutant.PROPERTY, Mutant.ACK_BEFORE_COMMIT);
+            assertTrue(Mutant.is(Mutant.ACK_BEFORE_COMMIT));
+            assertEquals("", Mutant.problem());
+            System.setProperty(Mutant.PROPERTY, "forget-ack");
+            assertTrue(Mutant.problem().contains("no mutant forget-ack"), Mutant.problem());
+        } finally {
+            if (before == null) {
+                System.clearProperty(Mutant.PROPERTY);
+            } else {
+                System.setProperty(Mutant.PROPERTY, before);
+            }
+        }
+    }
 }
