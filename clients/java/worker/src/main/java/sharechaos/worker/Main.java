@@ -72,7 +72,11 @@ public final class Main {
         int rc = 0;
         try {
             w.open();
-            w.run();
+            if (cfg.stepped) {
+                Stepped.run(w, Stepped.stdin(), System.out);
+            } else {
+                w.run();
+            }
         } catch (Throwable t) {
             if (!w.stopping()) {
                 why = t;

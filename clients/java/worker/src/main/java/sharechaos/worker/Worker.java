@@ -62,6 +62,8 @@ final class Worker {
     private boolean held;
     private int batches;
     private long txnSeq;
+    /** What the step in progress (or the last one) did: a stepped worker's answer. */
+    private StepResult last = new StepResult();
     /** Where the acknowledgement commit callback's events say they came from. */
     private String during = "poll";
 
@@ -189,10 +191,20 @@ final class Worker {
     void run() throws Exception {
         while (!stopping) {
             step();
-            if (historyErr != null) {
-                throw historyErr;
-            }
+            checkHistory();
         }
+    }
+
+    /** Throws the history's write error, if any: a worker whose history is incomplete must stop. */
+    void checkHistory() throws IOException {
+        if (historyErr != null) {
+            throw historyErr;
+        }
+    }
+
+    /** What the last step did. */
+    StepResult lastStep() {
+        return last;
     }
 
     /** Closes the clients (aborting nothing: the loop ends between transactions) and writes the stop event. */
@@ -288,6 +300,7 @@ final class Worker {
 
     /** One poll and, when it brought records, one transaction. In implicit mode the poll itself accepts the previous batch. */
     void step() throws Exception {
+        last = new StepResult();
         during = "poll";
         List<ConsumerRecord<String, String>> batch = src.poll(Duration.ofSeconds(1));
         if (stopping) {
@@ -297,6 +310,7 @@ final class Worker {
             return;
         }
         batches++;
+        last.records = batch.size();
         event(new Event(Event.OK, Event.POLL).records(recs(batch)));
 
         if (acker != null) {
@@ -384,7 +398,8 @@ final class Worker {
                 abort(batch, "acks into the transaction failed: " + msg(e));
                 return;
             }
-            event(new Event(Event.OK, Event.TXN_ACKS).txn(txnSeq).records(recs(batch)).dur(System.nanoTime() - ackStart));
+            last.txnAcksNs = System.nanoTime() - ackStart;
+            event(new Event(Event.OK, Event.TXN_ACKS).txn(txnSeq).records(recs(batch)).dur(last.txnAcksNs));
             if (cfg.arm.at(Arm.AFTER_ACKS, batches)) {
                 fire(Arm.AFTER_ACKS);
             }
@@ -436,6 +451,10 @@ final class Worker {
         breaker.heal();
         String outcome = CommitOutcome.of(commitErr);
         long now = System.nanoTime();
+        last.outcome = outcome;
+        last.txn = txnSeq;
+        last.commitNs = now - commitStart;
+        last.totalNs = now - txnStart;
         Event ce = new Event(outcome, Event.COMMIT).txn(txnSeq).records(recs(batch)).dur(now - commitStart).txnNs(now - txnStart);
         if (commitErr != null) {
             ce.error(msg(commitErr));
@@ -447,7 +466,7 @@ final class Worker {
                 fire(Arm.AFTER_COMMIT);
             }
             if (!implicit && !ackedEarly) {
-                ack(AcknowledgeType.ACCEPT, batch);
+                last.ackNs = ack(AcknowledgeType.ACCEPT, batch);
             }
             return;
         }

@@ -114,4 +114,18 @@ class UnitTest {
             }
         }
     }
+
+    /** A stepped worker's answer: the line Go's ctp.SteppedAnswer decodes (workloads/ctp/stepped_test.go has the same line). */
+    @Test
+    void stepResultLine() {
+        StepResult r = new StepResult();
+        r.records = 10;
+        r.outcome = Event.OK;
+        r.commitNs = 2_500_000;
+        r.totalNs = 9_000_000;
+        r.ackNs = 1_000_000;
+        r.txn = 7;
+        assertEquals("{\"records\":10,\"outcome\":\"ok\",\"commit_ns\":2500000,\"total_ns\":9000000,\"ack_ns\":1000000,\"txn_acks_ns\":0,\"txn\":7}", r.json());
+        assertEquals("{\"error\":\"fenced \\\"w1.1\\\"\"}", StepResult.error("fenced \"w1.1\""));
+    }
 }
