@@ -167,7 +167,9 @@ func scenarioOverlays(cells []result.Cell, hists map[string]map[string]*bench.Hi
 				}
 				label := c.Mode + c.NameParts().Dimensions()
 				sp := h.Spectrum(label)
-				sp.Key = c.Mode
+				// A mode's colour; another client's cells of it a colour
+				// of their own (drawn from the key), so they stand apart.
+				sp.Key = c.Mode + result.NameParts{Client: c.Client}.Dimensions()
 				f.Spectra = append(f.Spectra, sp)
 			}
 			if len(f.Spectra) > 1 {
