@@ -68,6 +68,11 @@ func writeHTML(w io.Writer, r result.Result, figs result.Figures, dir string) er
 			v.Overlays = append(v.Overlays, overlayView{Scenario: s, Figures: fs})
 		}
 	}
+	for _, d := range dimensionViews {
+		if cs := d.comparisons(r); len(cs) > 0 {
+			v.Compared = append(v.Compared, comparedView{ID: d.dim.Name + "s", Title: d.heading, Column: d.column, Against: d.compared, Rows: cs})
+		}
+	}
 	v.Why = cellsWithReasons(r.Runs)
 	for i := range v.Why {
 		v.Why[i].Reason = reasonWords(v.Why[i].Reason)
@@ -95,6 +100,15 @@ type runView struct {
 	WhyLabels                     map[string]string
 	Scenarios, Realizations       []string
 	Overlays                      []overlayView
+	// Compared are the comparisons along each plan dimension with two
+	// values or more (releases, clients).
+	Compared []comparedView
+}
+
+// comparedView is one dimension's comparisons (reports/dimensions.go).
+type comparedView struct {
+	ID, Title, Column, Against string
+	Rows                       []result.Comparison
 }
 
 type overlayView struct {
@@ -251,6 +265,7 @@ func verdictClass(v verdict.Verdict) string {
 var templateFuncs = template.FuncMap{
 	"vclass": verdictClass,
 	"ms":     msWords,
+	"where":  comparedWhere,
 	"num":    func(f float64) string { return fmt.Sprintf("%g", f) },
 	"join":   strings.Join,
 }
@@ -324,10 +339,10 @@ var runTemplate = template.Must(template.New("run").Funcs(templateFuncs).Parse(`
 <div class="pair">{{range .Figures}}<figure>{{if .Err}}<p class="note">plot {{.Title}} could not be drawn: {{.Err}}</p>{{else}}{{.SVG}}{{end}}</figure>
 {{end}}</div>{{end}}{{end}}
 
-{{if .R.VersionComparisons}}<h2 id="releases">Kafka releases compared</h2>
-<p>Each release's commit latency (txn_commit_duration) against the first release's, per scenario and mode, by the Mann-Whitney U test: over every commit of the release's cell, or, with --repeats 2 or more, over each repeat's p50 (the bench's unit).</p>
-<table><tr><th>scenario</th><th>mode</th><th>release</th><th>vs</th><th>median ms</th><th>baseline median ms</th><th>ratio</th><th>n</th><th>unit</th><th>result</th></tr>
-{{range .R.VersionComparisons}}<tr><td>{{.Scenario}}</td><td>{{.Mode}}</td><td>{{.Candidate}}</td><td>{{.Baseline}}</td><td class="n">{{ms .CandidateMedianMs}}</td><td class="n">{{ms .BaselineMedianMs}}</td><td class="n">{{num .Ratio}}</td><td class="n">{{.N1}}+{{.N2}}</td><td>{{.Unit}}</td><td>{{.Words}}</td></tr>
+{{range .Compared}}<h2 id="{{.ID}}">{{.Title}}</h2>
+<p>Each {{.Column}}'s commit latency (txn_commit_duration) against {{.Against}}'s, per scenario and mode, by the Mann-Whitney U test: over every commit of its cell, or, with --repeats 2 or more, over each repeat's p50 (the bench's unit).</p>
+<table><tr><th>scenario</th><th>mode</th><th>{{.Column}}</th><th>vs</th><th>median ms</th><th>baseline median ms</th><th>ratio</th><th>n</th><th>unit</th><th>result</th></tr>
+{{range .Rows}}<tr><td>{{.Scenario}}</td><td>{{.Mode}}{{with where .}} {{.}}{{end}}</td><td>{{.Candidate}}</td><td>{{.Baseline}}</td><td class="n">{{ms .CandidateMedianMs}}</td><td class="n">{{ms .BaselineMedianMs}}</td><td class="n">{{num .Ratio}}</td><td class="n">{{.N1}}+{{.N2}}</td><td>{{.Unit}}</td><td>{{.Words}}</td></tr>
 {{end}}</table>
 {{end}}
 

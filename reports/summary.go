@@ -44,7 +44,7 @@ func WriteSummary(w io.Writer, r result.Result) error {
 	} else {
 		writeCellTable(bw, r.Runs)
 	}
-	writeVersions(bw, r)
+	writeDimensions(bw, r)
 
 	if why := cellsWithReasons(r.Runs); len(why) > 0 {
 		p("## Why\n\n")
@@ -113,7 +113,12 @@ func writeCellTable(w io.Writer, cells []result.Cell) {
 	repeats := hasRepeats(cells)
 	head := "| scenario | mode | backend | realization |"
 	sep := "|---|---|---|---|"
-	versions := len(releases(cells)) > 0
+	clients := len(result.Clients.Values(cells)) > 1
+	if clients {
+		head += " client |"
+		sep += "---|"
+	}
+	versions := len(result.Releases.Values(cells)) > 0
 	if versions {
 		head += " kafka |"
 		sep += "---|"
@@ -127,6 +132,9 @@ func writeCellTable(w io.Writer, cells []result.Cell) {
 	fmt.Fprint(w, head, sep)
 	for _, c := range cells {
 		row := fmt.Sprintf("| %s | %s | %s | %s |", md(c.Scenario), md(c.Mode), md(c.Backend), md(dash(c.Realization)))
+		if clients {
+			row += fmt.Sprintf(" %s |", md(result.ClientOf(c)))
+		}
 		if versions {
 			row += fmt.Sprintf(" %s |", md(dash(c.KafkaVersion)))
 		}

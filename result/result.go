@@ -24,8 +24,11 @@ type Result struct {
 	// first of them.
 	Clusters []ClusterInfo `json:"clusters,omitempty"`
 	// VersionComparisons compare each release's commit latency with the
-	// first release's, per scenario and mode (a run over releases).
-	VersionComparisons []VersionComparison `json:"version_comparisons,omitempty"`
+	// first release's, per scenario and mode (a run over releases);
+	// ClientComparisons each client's with the first client's (a run over
+	// clients, --client go,java).
+	VersionComparisons []Comparison `json:"version_comparisons,omitempty"`
+	ClientComparisons  []Comparison `json:"client_comparisons,omitempty"`
 	// Command is the command line, so a run can be replayed.
 	Command string `json:"command,omitempty"`
 	// Dir is the run directory.
@@ -42,7 +45,8 @@ type Result struct {
 	ClusterStartS float64 `json:"cluster_start_s,omitempty"`
 }
 
-// Cell is one (scenario, mode, backend, realization, Kafka version, repeat).
+// Cell is one (scenario, mode, backend, realization, client, Kafka version,
+// repeat).
 type Cell struct {
 	Scenario    string `json:"scenario"`
 	Mode        string `json:"mode"`
@@ -52,10 +56,14 @@ type Cell struct {
 	// its versions (--kafka-version), one plan dimension like the mode; ""
 	// in runs that did not (and in every run from before versions), whose
 	// names stay as they were.
-	KafkaVersion string          `json:"kafka_version,omitempty"`
-	Repeat       int             `json:"repeat"`
-	Seed         int64           `json:"seed"`
-	Verdict      verdict.Verdict `json:"verdict"`
+	KafkaVersion string `json:"kafka_version,omitempty"`
+	// Client is the client the cell's workers ran on (--client: "go",
+	// "java"), one plan dimension like the release; "" in runs from before
+	// clients were one, which ran the default (ClientOf).
+	Client  string          `json:"client,omitempty"`
+	Repeat  int             `json:"repeat"`
+	Seed    int64           `json:"seed"`
+	Verdict verdict.Verdict `json:"verdict"`
 	verdict.Counts
 	CommitP50Ms float64 `json:"commit_p50_ms"`
 	CommitP99Ms float64 `json:"commit_p99_ms"`
@@ -101,21 +109,45 @@ type ShareStartAdjusted struct {
 	Rule string `json:"rule"`
 }
 
-// Name is scenario/mode/backend[/realization][@version] (CONTRACT.md
-// "Names").
-func (c Cell) Name() string {
-	return CellName(c.Scenario, c.Mode, c.Backend, c.Realization, c.KafkaVersion)
+// Name is scenario/mode/backend[/realization][~client][@version]
+// (CONTRACT.md "Names").
+func (c Cell) Name() string { return CellName(c.NameParts()) }
+
+// NameParts are the fields c's name is made of.
+func (c Cell) NameParts() NameParts {
+	return NameParts{Scenario: c.Scenario, Mode: c.Mode, Backend: c.Backend, Realization: c.Realization,
+		Client: c.Client, Version: c.KafkaVersion}
 }
 
-// CellName is a cell's name from its fields: the version comes last, after
-// an '@', so a name without one is the name runs before versions gave.
-func CellName(scenario, mode, backend, realization, version string) string {
-	n := scenario + "/" + mode + "/" + backend
-	if realization != "" {
-		n += "/" + realization
+// NameParts are the fields a cell's name is made of.
+type NameParts struct {
+	Scenario, Mode, Backend, Realization string
+	// Client is named only when it is not DefaultClient, Version only when
+	// the run names its releases: a name without either is the name runs
+	// gave before clients and releases were dimensions, so stored runs,
+	// re-checks and `go test -run` patterns keep theirs.
+	Client, Version string
+}
+
+// CellName is a cell's name from its parts: scenario/mode/backend, then
+// Dimensions.
+func CellName(p NameParts) string {
+	return p.Scenario + "/" + p.Mode + "/" + p.Backend + p.Dimensions()
+}
+
+// Dimensions is the name's part after the backend: the realization after a
+// '/', the client after a '~' (not a regular expression's metacharacter, so
+// a -run pattern can name it), the version last, after an '@'.
+func (p NameParts) Dimensions() string {
+	n := ""
+	if p.Realization != "" {
+		n += "/" + p.Realization
 	}
-	if version != "" {
-		n += "@" + version
+	if p.Client != "" && p.Client != DefaultClient {
+		n += "~" + p.Client
+	}
+	if p.Version != "" {
+		n += "@" + p.Version
 	}
 	return n
 }

@@ -149,7 +149,7 @@ func checkCells(t *testing.T, res result.Result, cases map[string]map[ctp.AckMod
 			continue
 		}
 		seen++
-		t.Run(c.Scenario+"/"+c.Mode+"/"+c.Backend, func(t *testing.T) {
+		t.Run(c.Scenario+"/"+c.Mode+"/"+c.Backend+result.NameParts{Client: c.Client}.Dimensions(), func(t *testing.T) {
 			t.Logf("%s: %s input=%d processed=%d duplicated=%d lost=%d unseen=%d commit p50=%.2fms p99=%.2fms %s",
 				c.Name(), c.Verdict, c.Input, c.Processed, c.Duplicated, c.Lost, c.Unseen, c.CommitP50Ms, c.CommitP99Ms, c.Reason)
 			if c.Verdict != want.verdict {

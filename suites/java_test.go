@@ -31,8 +31,8 @@ func TestJavaWorker(t *testing.T) {
 	}
 	requireJavaWorker(t)
 	res := runMatrix(t, Options{Common: harness.Common{Backend: "embedded", TxnAcks: "ledger", Seed: 24,
-		Modes: []ctp.AckMode{ctp.Implicit, ctp.Explicit, ctp.Transactional}},
-		Scenarios: []string{"crash-after-commit"}, Records: 300, Client: workerset.ClientJava})
+		Modes: []ctp.AckMode{ctp.Implicit, ctp.Explicit, ctp.Transactional}, Clients: []string{workerset.ClientJava}},
+		Scenarios: []string{"crash-after-commit"}, Records: 300})
 	for _, c := range res.Runs {
 		if !hasNote(c, "client: java") {
 			t.Errorf("%s: notes %v do not name the Java client", c.Name(), c.Notes)
@@ -52,7 +52,7 @@ func TestJavaWorker(t *testing.T) {
 // runs.
 func TestJavaClientUsage(t *testing.T) {
 	t.Setenv(workerset.JavaWorkerEnv, "/nonexistent/sharechaos-java-worker.jar")
-	o := Options{Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{ctp.Explicit}}, Scenarios: []string{"steady"}, Client: workerset.ClientJava}
+	o := Options{Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{ctp.Explicit}, Clients: []string{workerset.ClientJava}}, Scenarios: []string{"steady"}}
 	if _, err := o.Validated(); !isUsage(err) {
 		t.Errorf("missing jar: %v, want a usage error", err)
 	}
@@ -60,7 +60,7 @@ func TestJavaClientUsage(t *testing.T) {
 	if _, err := o.Validated(); !isUsage(err) {
 		t.Errorf("native realization: %v, want a usage error", err)
 	}
-	o.Client = "rust"
+	o.Clients = []string{"rust"}
 	if _, err := o.Validated(); !isUsage(err) {
 		t.Errorf("--client rust: %v, want a usage error", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/result"
 	"github.com/sharechaos/sharechaos/suites/harness"
+	"github.com/sharechaos/sharechaos/suites/workerset"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
@@ -35,6 +36,9 @@ type mutantCase struct {
 	// consumer pins --consumer where kgo's would hide the mutant (its next
 	// poll ACCEPTs whatever the loop left unmarked).
 	consumer string
+	// client is the worker the mutant lives in ("": the Go worker's loop;
+	// the Java worker has its own, clients/java/worker's Mutant).
+	client string
 }
 
 // The anomalies that show a loss or a duplicate, whatever cause names them.
@@ -46,6 +50,11 @@ var (
 var mutantCases = []mutantCase{
 	// ACCEPTed before the transaction, then the transaction dies: lost.
 	{mutant: ctp.MutantAckBeforeCommit, scenario: "crash-after-send", mode: ctp.Explicit, want: wantLost},
+	// The same in the Java worker's loop (KafkaShareConsumer's acknowledge
+	// and commitSync before the producer's transaction): the checker judges
+	// its histories as the Go worker's.
+	{mutant: ctp.MutantAckBeforeCommit, scenario: "crash-after-send", mode: ctp.Explicit, want: wantLost,
+		client: workerset.ClientJava},
 	// Acks outside the transaction: the crash before the commit loses them,
 	// in either realization.
 	{mutant: ctp.MutantAcksOutsideTxn, scenario: "crash-after-acks", mode: ctp.Transactional, want: wantLost,
@@ -122,7 +131,7 @@ func TestMutants(t *testing.T) {
 		began := time.Now()
 		res, err := Run(context.Background(), Options{
 			Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{c.mode}, TxnAcks: c.txnAcks, Consumer: c.consumer, Seed: 1289,
-				Out: filepath.Join(base, c.name())},
+				Out: filepath.Join(base, strings.ReplaceAll(c.name(), "~", "-")), Clients: clientsOf(c.client)},
 			Scenarios: []string{c.scenario}, Records: 600,
 		})
 		r := row{c: c, took: time.Since(began)}
@@ -157,12 +166,18 @@ func TestMutants(t *testing.T) {
 	}
 }
 
-// name is the mutant, with the realization where the case pins one.
+// name is the mutant, with the realization where the case pins one and
+// the client where it is not the Go worker (as a cell's name spells them).
 func (c mutantCase) name() string {
-	if c.txnAcks == "" {
-		return string(c.mutant)
+	return string(c.mutant) + result.NameParts{Realization: c.txnAcks, Client: c.client}.Dimensions()
+}
+
+// clientsOf is --client of a case: its client, or the default.
+func clientsOf(client string) []string {
+	if client == "" {
+		return nil
 	}
-	return string(c.mutant) + "/" + c.txnAcks
+	return []string{client}
 }
 
 func anyOf(found map[string]verdict.Found, want []string) bool {

@@ -8,16 +8,12 @@ package suites
 
 import (
 	flag "github.com/spf13/pflag"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/suites/cell"
 	"github.com/sharechaos/sharechaos/suites/harness"
-	"github.com/sharechaos/sharechaos/suites/workerset"
-	"github.com/sharechaos/sharechaos/workloads/ctp"
-	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
 
 // Options is one run's settings (user settings only: the runtime state is in
@@ -33,8 +29,6 @@ type Options struct {
 	// MaxRecords is the largest poll (one fetch per poll).
 	MaxRecords int32
 	Repeats    int
-	// Client is the workers' client (workerset.Clients).
-	Client string
 	// Parallel is how many cells whose faults stay inside their own workers
 	// run at once on the shared cluster (cluster faults always run alone).
 	Parallel int
@@ -93,7 +87,6 @@ func (o *Options) Register(fs *flag.FlagSet, lists *harness.CommonLists, scenari
 	fs.DurationVar(&o.TxnTimeout, "txn-timeout", 0, "transaction timeout, shorter than --lock (default: 2/3 of --lock)")
 	fs.DurationVar(&o.DrainTimeout, "drain-timeout", DefaultDrainTimeout, "how long to wait for the share group to finish the input")
 	o.Soak.Register(fs)
-	fs.StringVar(&o.Client, "client", workerset.ClientGo, workerset.ClientHelp())
 }
 
 // withDefaults returns o with every zero field set, the profile's records,
@@ -174,9 +167,6 @@ func (o Options) Validated() (Options, error) {
 	if err := o.Soak.Validate(); err != nil {
 		return o, err
 	}
-	if err := o.checkClient(); err != nil {
-		return o, err
-	}
 	if _, err := o.scenarios(); err != nil {
 		return o, err
 	}
@@ -205,33 +195,4 @@ func (o Options) scenarios() ([]scenarios.Scenario, error) {
 		out = append(out, s)
 	}
 	return out, nil
-}
-
-// checkClient is --client's usage check, before anything runs: a client
-// the table knows, that finds what it needs on this machine, and that runs
-// the transactional realizations the run may pick.
-func (o Options) checkClient() error {
-	c, ok := workerset.LookupClient(o.Client)
-	if !ok {
-		return harness.Usagef("--client %q: want one of %v", o.Client, workerset.ClientNames())
-	}
-	if slices.Contains(o.Modes, ctp.Transactional) {
-		may := o.Realizations
-		if len(may) == 0 {
-			may = []string{o.TxnAcks}
-			if o.TxnAcks == string(kip1289.ChoiceAuto) {
-				may = kip1289.RealizationNames()
-			}
-		}
-		for _, r := range may {
-			if !c.Runs(r) {
-				return harness.Usagef("--client %s runs the transactional mode through %s only, and this run may pick %s: add --txn-acks %s",
-					c.Name, strings.Join(c.Realizations, ", "), r, c.Realizations[0])
-			}
-		}
-	}
-	if err := c.Find(); err != nil {
-		return harness.Usagef("%v", err)
-	}
-	return nil
 }

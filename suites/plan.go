@@ -12,11 +12,14 @@ import (
 	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
 
-// planCells expands scenarios x modes x repeats on one cluster of the
-// release version ("" when the run names none), deciding the transactional
-// realization once for it. Each cell's seed is the run's plus its index
-// within the release, so a cell replays alone with its own seed and each
-// release's cell draws what the others' draw (the same crash points).
+// planCells expands scenarios x modes x clients x repeats on one cluster
+// of the release version ("" when the run names none), deciding the
+// transactional realization once for it. Each cell's seed is the run's plus
+// its index among the cells of its client within the release (Plan.Draw),
+// so a cell replays alone with its own seed and each client's and release's
+// cell draws what the others' draw (the same crash points). A client's
+// cells sit beside the other clients' of the same scenario and mode, so the
+// cells compared run close in time.
 func planCells(ctx context.Context, o Options, c cluster.Cluster, version string) ([]cell.Plan, error) {
 	scen, err := o.scenarios()
 	if err != nil {
@@ -27,9 +30,13 @@ func planCells(ctx context.Context, o Options, c cluster.Cluster, version string
 		return nil, err
 	}
 	var plans []cell.Plan
+	draw := 0
 	add := func(p cell.Plan) {
-		p.Index, p.Seed, p.Version = len(plans), o.Seed+int64(len(plans)), version
-		plans = append(plans, p)
+		for _, client := range o.Clients {
+			p.Index, p.Draw, p.Seed, p.Version, p.Client = len(plans), draw, o.Seed+int64(draw), version, client
+			plans = append(plans, p)
+		}
+		draw++
 	}
 	for rep := 1; rep <= o.Repeats; rep++ {
 		for _, s := range scen {
@@ -75,7 +82,7 @@ func writePlan(dir, backend string, plans []cell.Plan, later []string) error {
 	for i, pl := range all {
 		c := pl.Stub(backend)
 		p.Cells[i] = judge.PlannedCell{Name: c.Name(), Scenario: c.Scenario, Mode: c.Mode, Realization: c.Realization,
-			KafkaVersion: c.KafkaVersion, Repeat: c.Repeat, Seed: c.Seed}
+			KafkaVersion: c.KafkaVersion, Client: c.Client, Repeat: c.Repeat, Seed: c.Seed}
 	}
 	return judge.WritePlan(dir, p)
 }

@@ -314,7 +314,7 @@ func (r *runState) cellSettings() cell.Settings {
 	return cell.Settings{
 		Load: cell.Load{Records: o.Records, Workers: o.Workers, Partitions: o.Partitions, Batch: o.MaxRecords},
 		Lock: o.Lock, TxnTimeout: o.TxnTimeout, DrainTimeout: o.DrainTimeout, Soak: o.Soak,
-		Client: o.Client, KIP1289Keys: o.KIP1289Keys, MemberTags: o.MemberTags, KeepTopics: o.KeepTopics, Conditions: r.conditions,
+		KIP1289Keys: o.KIP1289Keys, MemberTags: o.MemberTags, KeepTopics: o.KeepTopics, Conditions: r.conditions,
 	}
 }
 
@@ -331,7 +331,7 @@ func (r *runState) finish() result.Result {
 	res.Runs = judge.SortedCells(res.Runs)
 	res = r.judged(res)
 	res.Thresholds = judge.Thresholds(r.thresholds, res.Runs)
-	res.VersionComparisons = judge.CompareVersions(r.o.Out, res.Runs)
+	judge.Compare(r.o.Out, &res)
 	res = judge.Run(res)
 	if err := judge.WriteRun(r.o.Out, res); err != nil {
 		fmt.Fprintf(os.Stderr, "sharechaos: write report: %v\n", err)
@@ -371,7 +371,7 @@ func (o Options) config() map[string]string {
 		"max_records_per_poll": strconv.Itoa(int(o.MaxRecords)), "repeats": strconv.Itoa(o.Repeats),
 		"record_lock": o.Lock.String(), "transaction_timeout": o.TxnTimeout.String(),
 		"delivery_count_limit": strconv.Itoa(harness.DeliveryLimit), "drain_timeout": o.DrainTimeout.String(),
-		"txn_acks": o.TxnAcks, "kip1289_member_tags": o.MemberTags, "on_unsupported": o.OnUnsupported, "consumer": o.Consumer + " (implicit, explicit; transactional: native on sharechaos, ledger on kgo)",
+		"txn_acks": o.TxnAcks, "clients": strings.Join(o.Clients, ","), "kip1289_member_tags": o.MemberTags, "on_unsupported": o.OnUnsupported, "consumer": o.Consumer + " (implicit, explicit; transactional: native on sharechaos, ledger on kgo)",
 		"share.auto.offset.reset": "earliest", "share.isolation.level": "read_committed",
 		"replication": "3 (min ISR 2) on 3+ brokers, else the broker count",
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/sharechaos/sharechaos/reports"
 	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/suites/harness"
+	"github.com/sharechaos/sharechaos/suites/workerset"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
@@ -43,9 +44,10 @@ func Run(ctx context.Context, o Options) (result.Bench, error) {
 	if o.Out == "" {
 		o.Out = filepath.Join("runs", started.Format("20060102-150405")+"-bench-"+strconv.FormatInt(o.Seed, 10))
 	}
-	if len(o.Backends.Docker.KafkaVersions) > 1 {
-		// One bench per release, then the releases compared (releases.go).
-		return runReleases(ctx, o)
+	if axis, ok := benchAxisOf(o); ok {
+		// One bench per release or client, then the values compared
+		// (along.go).
+		return runAlong(ctx, o, axis)
 	}
 	created, err := harness.PrepareOut(o.Out)
 	if err != nil {
@@ -225,8 +227,14 @@ func planBench(ctx context.Context, o *Options, env *benchEnv) ([]benchPlan, []s
 	if len(modes) == 0 {
 		return nil, nil, usagef("--mode: nothing left to run")
 	}
-	overhead := o.Overhead && slices.Contains(modes, ctp.Explicit)
-	if o.Overhead && !overhead {
+	goClient := len(o.Clients) == 0 || o.Clients[0] == workerset.ClientGo
+	overhead := o.Overhead && slices.Contains(modes, ctp.Explicit) && goClient
+	switch {
+	case o.Overhead && !goClient:
+		// The bare loop is franz-go's: against another client's workers the
+		// ratio is the clients' difference, not the harness's cost.
+		notes = append(notes, "harness overhead not measured: the bare loop is franz-go's, and this bench's workers are "+o.Clients[0]+"'s")
+	case o.Overhead && !overhead:
 		notes = append(notes, "harness overhead not measured: it compares with explicit mode, which was not run")
 	}
 
@@ -334,6 +342,16 @@ func progressLine(i, n int, r benchResult) string {
 	return line
 }
 
+// clientWords says where the bench's workers ran: in process on franz-go,
+// or each a process of another client stepped by the driver.
+func clientWords(clients []string) string {
+	c := strings.Join(clients, ",")
+	if c == workerset.ClientGo || c == "" {
+		return workerset.ClientGo + ": in-process workers (franz-go)"
+	}
+	return c + ": each worker its own process, stepped by the driver over stdin/stdout (ctp.WorkerConfig.Stepped); its latencies are its own client's"
+}
+
 // config is every setting that shaped the bench, printed in the report.
 func (o *Options) config(c cluster.Cluster) map[string]string {
 	lat := make([]string, len(o.Latencies))
@@ -352,7 +370,8 @@ func (o *Options) config(c cluster.Cluster) map[string]string {
 		"rate":                strconv.FormatFloat(o.Rate, 'f', -1, 64) + " txn/s over all workers (0: closed loop)",
 		"duration":            o.Duration.String() + " measured per run",
 		"warmup":              o.Warmup.String() + " per run at the same rate, left out of every figure",
-		"workers":             strconv.Itoa(o.Workers) + " in-process CTP workers per run, each under its own open-loop driver at rate/workers, schedules staggered",
+		"workers":             strconv.Itoa(o.Workers) + " CTP workers per run, each under its own open-loop driver at rate/workers, schedules staggered",
+		"client":              clientWords(o.Clients),
 		"brokers":             strconv.Itoa(len(c.Nodes())),
 		"partitions":          strings.Join(parts, ","),
 		"link_latency":        strings.Join(lat, ","),

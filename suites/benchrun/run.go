@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/sharechaos/sharechaos/result"
-	"github.com/sharechaos/sharechaos/workloads/worker"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -265,7 +264,7 @@ func (r *benchRunner) prepare(ctx context.Context, suffix string) (cleanup func(
 		}
 	})
 	for i := range r.workers {
-		w := &benchWorker{base: r.workerConfig(i + 1)}
+		w := &benchWorker{base: r.workerConfig(i + 1), client: o.Clients[0]}
 		if err := w.open(ctx); err != nil {
 			return cleanup, r.harnessErr(err)
 		}
@@ -538,8 +537,10 @@ func setLinkLatency(ctx context.Context, c cluster.Cluster, d time.Duration) err
 // replaced by a new incarnation (same transactional id, which fences the
 // old one) when its loop fails, as a crashed worker process would be.
 type benchWorker struct {
-	base   ctp.WorkerConfig
-	worker *ctp.Worker
+	base ctp.WorkerConfig
+	// client is the worker's client (workerset.Clients; "": the default).
+	client string
+	worker stepper
 	inc    int
 }
 
@@ -548,10 +549,7 @@ func (w *benchWorker) open(ctx context.Context) error {
 	cfg := w.base
 	cfg.Incarnation = w.inc
 	cfg.HistoryPath = filepath.Join(w.base.HistoryPath, cfg.Name()+".jsonl")
-	deps := worker.Deps()
-	octx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	wk, err := ctp.NewWorker(octx, cfg, deps)
+	wk, err := openStepper(ctx, w.client, cfg)
 	if err != nil {
 		return fmt.Errorf("start worker %s: %w", cfg.Name(), err)
 	}

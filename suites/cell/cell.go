@@ -53,11 +53,11 @@ type run struct {
 func Run(ctx context.Context, env Env, s Settings, plan Plan) (cell result.Cell) {
 	started := time.Now()
 	s, loadNote := s.WithLoad(plan.Scenario)
-	r := &run{env: env, s: s, plan: plan, rng: rand.New(rand.NewPCG(uint64(plan.Seed), uint64(plan.Index)))}
+	r := &run{env: env, s: s, plan: plan, rng: rand.New(rand.NewPCG(uint64(plan.Seed), uint64(plan.Draw)))}
 	defer plan.Share.exit(ctx, r)
 	cell = r.stub(loadNote)
 	defer func() { cell.DurationS = time.Since(started).Seconds() }()
-	if why := clientLacks(s.Client, plan); why != "" {
+	if why := clientLacks(plan); why != "" {
 		cell.Verdict, cell.Reason = verdict.NA, why
 		return cell
 	}
@@ -101,7 +101,7 @@ func (r *run) stub(loadNote string) result.Cell {
 	if p.Scenario.HasFault() {
 		cell.Fault.Name = p.Name()
 	}
-	client, _ := workerset.LookupClient(r.s.Client)
+	client, _ := workerset.LookupClient(p.Client)
 	for _, n := range []string{p.FallbackNote, loadNote, "consumer: " + p.Consumer, client.About} {
 		if n != "" {
 			cell.Notes = append(cell.Notes, n)
@@ -166,8 +166,8 @@ func (r *run) faultEvent(e history.Event) {
 
 // clientLacks is the N/A reason of a row that needs a loop option the
 // workers' client does not have ("" when it has them all).
-func clientLacks(name string, p Plan) string {
-	c, _ := workerset.LookupClient(name)
+func clientLacks(p Plan) string {
+	c, _ := workerset.LookupClient(p.Client)
 	need := map[string]bool{workerset.OptionRenew: p.Scenario.Worker != nil && p.Scenario.Worker.Renew,
 		workerset.OptionPoison: p.Scenario.PoisonEvery > 0}
 	for _, o := range c.Lacks {

@@ -41,9 +41,7 @@ type Settings struct {
 	// share group to finish the input.
 	Lock, TxnTimeout, DrainTimeout time.Duration
 	Soak                           Soak
-	// Client is the workers' client (workerset.Clients); KIP1289Keys and
-	// MemberTags go to the workers (native realization).
-	Client      string
+	// KIP1289Keys and MemberTags go to the workers (native realization).
 	KIP1289Keys kip1289.APIKeys
 	MemberTags  string
 	// KeepTopics keeps each cell's topics and share group.

@@ -124,14 +124,14 @@ func TestClientLacks(t *testing.T) {
 	renew := scenarios.Scenario{Name: "r", Worker: &scenarios.WorkerFault{Renew: true}}
 	poison := scenarios.Scenario{Name: "p", PoisonEvery: 100}
 	for _, s := range []scenarios.Scenario{renew, poison} {
-		if why := clientLacks(workerset.ClientJava, Plan{Scenario: s}); why == "" {
+		if why := clientLacks(Plan{Scenario: s, Client: workerset.ClientJava}); why == "" {
 			t.Errorf("%s on java: no N/A", s.Name)
 		}
-		if why := clientLacks(workerset.ClientGo, Plan{Scenario: s}); why != "" {
+		if why := clientLacks(Plan{Scenario: s, Client: workerset.ClientGo}); why != "" {
 			t.Errorf("%s on go: %s", s.Name, why)
 		}
 	}
-	if why := clientLacks(workerset.ClientJava, Plan{Scenario: scenarios.Scenario{Name: "steady"}}); why != "" {
+	if why := clientLacks(Plan{Scenario: scenarios.Scenario{Name: "steady"}, Client: workerset.ClientJava}); why != "" {
 		t.Errorf("steady on java: %s", why)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/sharechaos/sharechaos/bench"
+	"github.com/sharechaos/sharechaos/suites/workerset"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
@@ -39,6 +40,10 @@ type Common struct {
 	// (kgo | sharechaos); the transactional mode's follows its realization
 	// (native on ours, ledger on kgo's).
 	Consumer string
+	// Clients are the CTP worker's clients (--client go,java;
+	// workerset.Clients): a run runs every cell once per client, a bench
+	// one whole bench per client.
+	Clients []string
 	// KIP1289Keys are the API keys of the KIP's RPCs (unallocated upstream:
 	// the defaults are placeholders).
 	KIP1289Keys kip1289.APIKeys
@@ -94,6 +99,9 @@ func (c Common) WithDefaults() Common {
 	if c.MemberTags == "" {
 		c.MemberTags = ctp.MemberTagsSend
 	}
+	if len(c.Clients) == 0 {
+		c.Clients = []string{workerset.ClientGo}
+	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
@@ -144,6 +152,9 @@ func (c Common) Validate() error {
 			return Usagef("--mode %q: given twice", m)
 		}
 	}
+	if err := c.checkClients(); err != nil {
+		return err
+	}
 	if err := checkBackendFlags(c.Backends, c.Backend); err != nil {
 		return err
 	}
@@ -169,6 +180,7 @@ func (c *Common) Register(fs *flag.FlagSet, lists *CommonLists) {
 	fs.StringVar(&c.PendingLock, "kip1289-pending-lock", DefaultPendingLock, "expire | hold: what a record's lock does while its ack is pending in a transaction, on a broker that speaks KIP-1289 (the embedded reference broker; on docker, an image with KIP-1289 built in, as kip1289.pending.lock) (expire: the KIP as written; hold: re-acquisition blocked until the transaction ends)")
 	fs.StringVar(&c.MemberTags, "kip1289-member-tags", ctp.MemberTagsSend, "send | omit: the native realization's TxnShareAcknowledge with the proposed member id and epoch tagged fields, or as KIP-1289 is written, without them (docs/FINDINGS.md 2)")
 	fs.StringVar(&c.Consumer, "consumer", ctp.ConsumerKgo, "kgo | sharechaos: the share consumer of the implicit and explicit modes (transactional: native runs on sharechaos, ledger on kgo)")
+	fs.Var((*ListFlag)(&c.Clients), "client", workerset.ClientHelp())
 	fs.Var(&lists.Thresholds, "threshold", "k6-style bound, repeatable: 'txn_commit_duration{mode:transactional}: p(99)<250ms' (a failed one exits 3)")
 	fs.Var(&lists.Keys, "kip1289-keys", "API keys of AddShareAcksToTxn,TxnShareAcknowledge (unallocated upstream; default 12890,12891, placeholders)")
 	fs.Int64Var(&c.Seed, "seed", 0, "seed of every random choice (default: random, printed; replay a run with its seed)")

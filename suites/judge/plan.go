@@ -33,8 +33,11 @@ type PlannedCell struct {
 	// KafkaVersion is the release the cell runs on (runs that name
 	// versions; absent in the others' plans).
 	KafkaVersion string `json:"kafka_version,omitempty"`
-	Repeat       int    `json:"repeat"`
-	Seed         int64  `json:"seed"`
+	// Client is the client its workers run on (absent in plans from
+	// before clients were a dimension: the default).
+	Client string `json:"client,omitempty"`
+	Repeat int    `json:"repeat"`
+	Seed   int64  `json:"seed"`
 }
 
 // WritePlan writes plan.json: every cell the run planned, before the first
@@ -88,7 +91,7 @@ func AddUnfinished(res result.Result, sp Plan) (result.Result, []string) {
 			continue
 		}
 		res.Runs = append(res.Runs, result.Cell{Scenario: pc.Scenario, Mode: pc.Mode, Backend: sp.Backend,
-			Realization: pc.Realization, KafkaVersion: pc.KafkaVersion, Repeat: pc.Repeat, Seed: pc.Seed, Verdict: verdict.Unknown,
+			Realization: pc.Realization, KafkaVersion: pc.KafkaVersion, Client: pc.Client, Repeat: pc.Repeat, Seed: pc.Seed, Verdict: verdict.Unknown,
 			Reason: unfinishedReason, Anomalies: map[string]verdict.Found{}})
 		names = append(names, fmt.Sprintf("%s (repeat %d)", pc.Name, pc.Repeat))
 	}

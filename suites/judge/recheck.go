@@ -175,7 +175,7 @@ func RecheckWith(dir string, cat scenarios.Catalog) (result.Result, []string, er
 		changed = append(changed, "never finished: "+n)
 	}
 	res.Thresholds = recheckThresholds(res)
-	res.VersionComparisons = CompareVersions(dir, res.Runs)
+	Compare(dir, &res)
 	return Run(res), changed, nil
 }
 

@@ -165,15 +165,11 @@ func scenarioOverlays(cells []result.Cell, hists map[string]map[string]*bench.Hi
 				if h == nil || h.Count() == 0 {
 					continue
 				}
-				label := c.Mode
-				if c.Realization != "" {
-					label += "/" + c.Realization
-				}
-				if c.KafkaVersion != "" {
-					label += "@" + c.KafkaVersion
-				}
+				label := c.Mode + c.NameParts().Dimensions()
 				sp := h.Spectrum(label)
-				sp.Key = c.Mode
+				// A mode's colour; another client's cells of it a colour
+				// of their own (drawn from the key), so they stand apart.
+				sp.Key = c.Mode + result.NameParts{Client: c.Client}.Dimensions()
 				f.Spectra = append(f.Spectra, sp)
 			}
 			if len(f.Spectra) > 1 {

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/sharechaos/sharechaos/internal/role"
+	"github.com/sharechaos/sharechaos/result"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 	"github.com/sharechaos/sharechaos/workloads/worker"
 )
@@ -44,7 +45,7 @@ const (
 
 // The clients' names.
 const (
-	ClientGo   = "go"
+	ClientGo   = result.DefaultClient
 	ClientJava = "java"
 )
 
@@ -85,7 +86,7 @@ func ClientNames() []string {
 
 // ClientHelp is --client's help line.
 func ClientHelp() string {
-	return strings.Join(ClientNames(), " | ") + ": the CTP worker's client, franz-go or Apache Kafka's Java clients (the jar of `make java-worker`, found in $" +
+	return strings.Join(ClientNames(), " | ") + ", repeated or comma-separated (go,java runs every cell once per client, side by side in one report): the CTP worker's client, franz-go or Apache Kafka's Java clients (the jar of `make java-worker`, found in $" +
 		JavaWorkerEnv + ", next to the binary or in build/; the Java worker runs the transactional mode through the ledger only)"
 }
 
@@ -108,6 +109,8 @@ const (
 	JavaWorkerEnv  = "SHARECHAOS_JAVA_WORKER"
 	javaWorkerJar  = "sharechaos-java-worker.jar"
 	javaWorkerMain = "sharechaos.worker.Main"
+	// javaMutantProperty is the Java worker's Mutant.PROPERTY.
+	javaMutantProperty = "sharechaos.mutant"
 )
 
 // javaCommand finds java and the worker's jar: the command line before the
@@ -125,7 +128,13 @@ func javaCommand() ([]string, error) {
 	// -XX:TieredStopAtLevel=1: a worker lives seconds to minutes on a shared
 	// 2-core machine, where C2's compilations cost more than they return
 	// (docs/ENVIRONMENT.md measured the same for the brokers).
-	return []string{java, "-XX:TieredStopAtLevel=1", "-Xmx256m", "-cp", jar, javaWorkerMain}, nil
+	argv := []string{java, "-XX:TieredStopAtLevel=1", "-Xmx256m"}
+	if m := ctp.ActiveMutant(); m != "" {
+		// Only a mutants build has one: the Java worker reads its mutant
+		// from this property alone, never from the environment.
+		argv = append(argv, "-D"+javaMutantProperty+"="+string(m))
+	}
+	return append(argv, "-cp", jar, javaWorkerMain), nil
 }
 
 // javaWorkerCommand runs the Java worker in its own process group, killed

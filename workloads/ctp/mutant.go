@@ -64,6 +64,11 @@ func Mutants() []Mutant {
 // MutantEnv carries the active mutant to worker processes of a mutants build.
 const MutantEnv = "SHARECHAOS_MUTANT"
 
+// ActiveMutant is the mutant a mutants build runs ("" in every other
+// build): the orchestrator hands it to workers that are not this binary
+// (the Java worker's -Dsharechaos.mutant).
+func ActiveMutant() Mutant { return activeMutant() }
+
 // mutated reports whether m is the active mutant.
 func mutated(m Mutant) bool { return activeMutant() == m }
 

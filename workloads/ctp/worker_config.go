@@ -56,6 +56,14 @@ type WorkerConfig struct {
 	// it RELEASEs them without output (poison.go), until the broker
 	// archives them.
 	Poison *Poison `json:"poison,omitempty"`
+
+	// Stepped makes a worker process run one step per "step" line on its
+	// stdin and answer each with its StepResult as a JSON line on stdout
+	// (SteppedAnswer), so the bench's driver paces a worker that is not
+	// this binary (the Java worker) as it paces its in-process Go workers.
+	// The Go worker process refuses it: the bench steps Go workers in
+	// process (Worker.Step).
+	Stepped bool `json:"stepped,omitempty"`
 }
 
 // Name is the worker's slot.incarnation.

@@ -51,6 +51,10 @@ func Main(args []string) int {
 		fmt.Fprintf(os.Stderr, "worker: parse %s: %v\n", args[0], err)
 		return verdict.ExitUsage
 	}
+	if cfg.Stepped {
+		fmt.Fprintln(os.Stderr, "worker: a stepped config is for worker processes of other clients: the bench steps Go workers in process")
+		return verdict.ExitUsage
+	}
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, os.Interrupt)
 	defer cancel()
 	if err := ctp.RunWorker(ctx, cfg, Deps()); err != nil && !errors.Is(err, context.Canceled) {

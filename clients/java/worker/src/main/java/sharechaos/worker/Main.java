@@ -1,6 +1,7 @@
 package sharechaos.worker;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -40,7 +41,10 @@ public final class Main {
             System.err.println("worker: parse " + args[0] + ": " + e.getMessage());
             return 64;
         }
-        List<String> problems = cfg.problems();
+        List<String> problems = new ArrayList<>(cfg.problems());
+        if (!Mutant.problem().isEmpty()) {
+            problems.add(Mutant.problem());
+        }
         if (!problems.isEmpty()) {
             System.err.println("worker: validate worker config: " + String.join("; ", problems));
             return 64;
@@ -68,7 +72,11 @@ public final class Main {
         int rc = 0;
         try {
             w.open();
-            w.run();
+            if (cfg.stepped) {
+                Stepped.run(w, Stepped.stdin(), System.out);
+            } else {
+                w.run();
+            }
         } catch (Throwable t) {
             if (!w.stopping()) {
                 why = t;

@@ -62,6 +62,8 @@ final class Worker {
     private boolean held;
     private int batches;
     private long txnSeq;
+    /** What the step in progress (or the last one) did: a stepped worker's answer. */
+    private StepResult last = new StepResult();
     /** Where the acknowledgement commit callback's events say they came from. */
     private String during = "poll";
 
@@ -189,10 +191,20 @@ final class Worker {
     void run() throws Exception {
         while (!stopping) {
             step();
-            if (historyErr != null) {
-                throw historyErr;
-            }
+            checkHistory();
         }
+    }
+
+    /** Throws the history's write error, if any: a worker whose history is incomplete must stop. */
+    void checkHistory() throws IOException {
+        if (historyErr != null) {
+            throw historyErr;
+        }
+    }
+
+    /** What the last step did. */
+    StepResult lastStep() {
+        return last;
     }
 
     /** Closes the clients (aborting nothing: the loop ends between transactions) and writes the stop event. */
@@ -288,6 +300,7 @@ final class Worker {
 
     /** One poll and, when it brought records, one transaction. In implicit mode the poll itself accepts the previous batch. */
     void step() throws Exception {
+        last = new StepResult();
         during = "poll";
         List<ConsumerRecord<String, String>> batch = src.poll(Duration.ofSeconds(1));
         if (stopping) {
@@ -297,6 +310,7 @@ final class Worker {
             return;
         }
         batches++;
+        last.records = batch.size();
         event(new Event(Event.OK, Event.POLL).records(recs(batch)));
 
         if (acker != null) {
@@ -318,13 +332,18 @@ final class Worker {
                 }
             }
         }
+        boolean ackedEarly = Mutant.is(Mutant.ACK_BEFORE_COMMIT) && WorkerConfig.EXPLICIT.equals(cfg.mode);
+        if (ackedEarly) {
+            ack(AcknowledgeType.ACCEPT, batch);
+        }
         if (cfg.arm.at(Arm.BEFORE_BEGIN, batches) || holdsRedelivered(batch)) {
             fire(Arm.BEFORE_BEGIN);
         }
-        transact(batch);
+        transact(batch, ackedEarly);
     }
 
-    private void transact(List<ConsumerRecord<String, String>> batch) throws Exception {
+    /** One transaction over batch; ackedEarly: the batch was ACCEPTed already (a mutant's). */
+    private void transact(List<ConsumerRecord<String, String>> batch, boolean ackedEarly) throws Exception {
         txnSeq++;
         long txnStart = System.nanoTime();
         event(new Event(Event.INVOKE, Event.BEGIN).txn(txnSeq));
@@ -379,7 +398,8 @@ final class Worker {
                 abort(batch, "acks into the transaction failed: " + msg(e));
                 return;
             }
-            event(new Event(Event.OK, Event.TXN_ACKS).txn(txnSeq).records(recs(batch)).dur(System.nanoTime() - ackStart));
+            last.txnAcksNs = System.nanoTime() - ackStart;
+            event(new Event(Event.OK, Event.TXN_ACKS).txn(txnSeq).records(recs(batch)).dur(last.txnAcksNs));
             if (cfg.arm.at(Arm.AFTER_ACKS, batches)) {
                 fire(Arm.AFTER_ACKS);
             }
@@ -431,6 +451,10 @@ final class Worker {
         breaker.heal();
         String outcome = CommitOutcome.of(commitErr);
         long now = System.nanoTime();
+        last.outcome = outcome;
+        last.txn = txnSeq;
+        last.commitNs = now - commitStart;
+        last.totalNs = now - txnStart;
         Event ce = new Event(outcome, Event.COMMIT).txn(txnSeq).records(recs(batch)).dur(now - commitStart).txnNs(now - txnStart);
         if (commitErr != null) {
             ce.error(msg(commitErr));
@@ -441,8 +465,8 @@ final class Worker {
             if (cfg.arm.at(Arm.AFTER_COMMIT, batches)) {
                 fire(Arm.AFTER_COMMIT);
             }
-            if (!implicit) {
-                ack(AcknowledgeType.ACCEPT, batch);
+            if (!implicit && !ackedEarly) {
+                last.ackNs = ack(AcknowledgeType.ACCEPT, batch);
             }
             return;
         }

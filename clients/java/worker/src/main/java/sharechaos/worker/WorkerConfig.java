@@ -39,6 +39,8 @@ final class WorkerConfig {
     Duration requestTimeout = Duration.ZERO;
     Arm arm = Arm.NONE;
     ClientSecurity client = new ClientSecurity();
+    /** Steps paced from stdin ({@link Stepped}), not a free-running loop. */
+    boolean stepped;
 
     /** Reads and parses the config file, with Go's defaults (ctp.WorkerConfig.defaults). */
     static WorkerConfig read(Path path) throws IOException {
@@ -73,6 +75,7 @@ final class WorkerConfig {
         c.txnTimeout = dur(m, "txn_timeout");
         c.deliveryTimeout = dur(m, "delivery_timeout");
         c.requestTimeout = dur(m, "request_timeout");
+        c.stepped = Boolean.TRUE.equals(m.get("stepped"));
         Object arm = m.get("arm");
         if (arm instanceof Map) {
             Map<String, Object> a = (Map<String, Object>) arm;

@@ -92,4 +92,40 @@ class UnitTest {
         assertEquals(64, Main.run(new String[] {}));
         assertEquals(64, Main.run(new String[] {"/nonexistent/config.json"}));
     }
+
+    /** A mutant comes from the system property only, and one the worker does not have is refused. */
+    @Test
+    void mutants() {
+        String before = System.getProperty(Mutant.PROPERTY);
+        try {
+            System.clearProperty(Mutant.PROPERTY);
+            assertEquals("", Mutant.active());
+            assertEquals("", Mutant.problem());
+            System.setProperty(Mutant.PROPERTY, Mutant.ACK_BEFORE_COMMIT);
+            assertTrue(Mutant.is(Mutant.ACK_BEFORE_COMMIT));
+            assertEquals("", Mutant.problem());
+            System.setProperty(Mutant.PROPERTY, "forget-ack");
+            assertTrue(Mutant.problem().contains("no mutant forget-ack"), Mutant.problem());
+        } finally {
+            if (before == null) {
+                System.clearProperty(Mutant.PROPERTY);
+            } else {
+                System.setProperty(Mutant.PROPERTY, before);
+            }
+        }
+    }
+
+    /** A stepped worker's answer: the line Go's ctp.SteppedAnswer decodes (workloads/ctp/stepped_test.go has the same line). */
+    @Test
+    void stepResultLine() {
+        StepResult r = new StepResult();
+        r.records = 10;
+        r.outcome = Event.OK;
+        r.commitNs = 2_500_000;
+        r.totalNs = 9_000_000;
+        r.ackNs = 1_000_000;
+        r.txn = 7;
+        assertEquals("{\"records\":10,\"outcome\":\"ok\",\"commit_ns\":2500000,\"total_ns\":9000000,\"ack_ns\":1000000,\"txn_acks_ns\":0,\"txn\":7}", r.json());
+        assertEquals("{\"error\":\"fenced \\\"w1.1\\\"\"}", StepResult.error("fenced \"w1.1\""));
+    }
 }

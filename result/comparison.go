@@ -1,15 +1,21 @@
 package result
 
-// VersionComparison is one release's commit latency against the baseline
-// release's, for one scenario and mode, by the Mann-Whitney U test (over
+// Comparison is one value of a plan dimension (a Kafka release, a client)
+// against the dimension's baseline (the run's first value), for one
+// scenario and mode, by the Mann-Whitney U test on the commit latency (over
 // the cell's commits, or over the repeats' p50 when the run repeats).
-type VersionComparison struct {
+type Comparison struct {
 	Scenario string `json:"scenario"`
 	// Mode is the mode with its realization ("transactional/ledger").
-	Mode   string `json:"mode"`
-	Metric string `json:"metric"`
+	Mode string `json:"mode"`
+	// KafkaVersion and Client are where the comparison was made on the
+	// other dimension: a comparison of clients in a run over releases names
+	// the release, one of releases the client; "" when the cells had none.
+	KafkaVersion string `json:"kafka_version,omitempty"`
+	Client       string `json:"client,omitempty"`
+	Metric       string `json:"metric"`
 	// Unit is what one value of a sample is: "commits" (every commit of
-	// the release's one cell) or "repeats' p50" (each repeat's commit p50,
+	// the value's one cell) or "repeats' p50" (each repeat's commit p50,
 	// --repeats 2 or more: the bench's unit).
 	Unit              string  `json:"unit,omitempty"`
 	Baseline          string  `json:"baseline"`
