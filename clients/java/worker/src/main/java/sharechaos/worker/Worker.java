@@ -87,6 +87,23 @@ final class Worker {
         return stopping;
     }
 
+    /**
+     * The kafka-clients release on the classpath, from the properties file
+     * the jar carries: AppInfoParser, which says it too, moved to an
+     * internals package in 4.4, and the worker builds on any 4.x.
+     */
+    static String kafkaClientsVersion() {
+        try (java.io.InputStream in = KafkaProducer.class.getResourceAsStream("/kafka/kafka-version.properties")) {
+            Properties p = new Properties();
+            if (in != null) {
+                p.load(in);
+            }
+            return p.getProperty("version", "unknown");
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+
     /** Writes the start event and opens the clients. */
     void open() throws Exception {
         Event start = new Event(Event.INFO, Event.START)
@@ -94,7 +111,7 @@ final class Worker {
                 .attr("mode", cfg.mode).attr("consumer", "java").attr("client", "java")
                 .attr("pid", Long.toString(SelfSignal.PID)).attr("transactional_id", cfg.transactionalId)
                 .attr("txn_timeout", GoDuration.format(cfg.txnTimeout))
-                .attr("kafka_clients", org.apache.kafka.common.utils.AppInfoParser.getVersion());
+                .attr("kafka_clients", kafkaClientsVersion());
         event(start);
         Properties cp = base("sharechaos-" + cfg.name());
         cp.put("group.id", cfg.group);

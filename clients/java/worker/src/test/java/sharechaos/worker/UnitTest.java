@@ -128,4 +128,11 @@ class UnitTest {
         assertEquals("{\"records\":10,\"outcome\":\"ok\",\"commit_ns\":2500000,\"total_ns\":9000000,\"ack_ns\":1000000,\"txn_acks_ns\":0,\"txn\":7}", r.json());
         assertEquals("{\"error\":\"fenced \\\"w1.1\\\"\"}", StepResult.error("fenced \"w1.1\""));
     }
+
+    /** The start event names the kafka-clients release it runs on (any 4.x: the build's). */
+    @Test
+    void kafkaClientsVersionIsTheBuildsRelease() {
+        String v = Worker.kafkaClientsVersion();
+        assertTrue(v.matches("4\\.\\d+\\.\\d+.*"), "kafka-clients version " + v);
+    }
 }
