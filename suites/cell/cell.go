@@ -165,9 +165,15 @@ func (r *run) faultEvent(e history.Event) {
 }
 
 // clientLacks is the N/A reason of a row that needs a loop option the
-// workers' client does not have ("" when it has them all).
+// workers' client does not have, or of a transactional cell whose
+// realization it does not run (the Java worker beside the Go worker on a
+// broker that speaks KIP-1289: its native cells); "" when it has them all.
 func clientLacks(p Plan) string {
 	c, _ := workerset.LookupClient(p.Client)
+	if p.Mode == ctp.Transactional && p.Realization != "" && !c.Runs(p.Realization) {
+		return fmt.Sprintf("the %s worker runs the transactional mode through %s only, and this cell's realization is %s",
+			c.Name, strings.Join(c.Realizations, ", "), p.Realization)
+	}
 	need := map[string]bool{workerset.OptionRenew: p.Scenario.Worker != nil && p.Scenario.Worker.Renew,
 		workerset.OptionPoison: p.Scenario.PoisonEvery > 0}
 	for _, o := range c.Lacks {

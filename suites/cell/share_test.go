@@ -2,6 +2,7 @@ package cell
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/suites/workerset"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
 // testMember is a run with what a Share touches, its timeline in a
@@ -133,5 +135,17 @@ func TestClientLacks(t *testing.T) {
 	}
 	if why := clientLacks(Plan{Scenario: scenarios.Scenario{Name: "steady"}, Client: workerset.ClientJava}); why != "" {
 		t.Errorf("steady on java: %s", why)
+	}
+	steady := scenarios.Scenario{Name: "steady"}
+	if why := clientLacks(Plan{Scenario: steady, Mode: ctp.Transactional, Realization: ctp.RealizationNative, Client: workerset.ClientJava}); !strings.Contains(why, "ledger only") {
+		t.Errorf("steady native on java: %q, want N/A (the ledger only)", why)
+	}
+	for _, p := range []Plan{
+		{Scenario: steady, Mode: ctp.Transactional, Realization: ctp.RealizationLedger, Client: workerset.ClientJava},
+		{Scenario: steady, Mode: ctp.Transactional, Realization: ctp.RealizationNative, Client: workerset.ClientGo},
+	} {
+		if why := clientLacks(p); why != "" {
+			t.Errorf("steady %s on %s: %s", p.Realization, p.Client, why)
+		}
 	}
 }

@@ -21,8 +21,13 @@ func (c Common) checkClients() error {
 		if slices.Contains(c.Clients[:i], name) {
 			return Usagef("--client %s: given twice", name)
 		}
-		if err := c.checkRealizations(cl); err != nil {
-			return err
+		// Alone, a client that cannot run the realization the run may pick
+		// is a usage error; beside another, its cells of that realization
+		// are N/A (cell.clientLacks) and the other's run.
+		if len(c.Clients) == 1 {
+			if err := c.checkRealizations(cl); err != nil {
+				return err
+			}
 		}
 		if err := cl.Find(); err != nil {
 			return Usagef("%v", err)

@@ -2,9 +2,11 @@ package harness
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/sharechaos/sharechaos/suites/workerset"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
@@ -28,6 +30,30 @@ func TestClientsUsage(t *testing.T) {
 		}
 		if bad[1] == "rust" && !strings.Contains(err.Error(), "go, java") {
 			t.Errorf("--client %v: %q does not name the valid clients", bad, err)
+		}
+	}
+}
+
+// TestClientRealizations: the Java worker alone on a run that may go native
+// is a usage error naming --txn-acks ledger; beside the Go worker it is not
+// (its native cells are N/A), and with the ledger it runs alone.
+func TestClientRealizations(t *testing.T) {
+	t.Setenv(workerset.JavaWorkerEnv, os.Args[0]) // any existing file: the jar's presence is not what is tested
+	for _, tc := range []struct {
+		clients []string
+		txnAcks string
+		usage   bool
+	}{
+		{[]string{"java"}, "auto", true},
+		{[]string{"java"}, "native", true},
+		{[]string{"java"}, "ledger", false},
+		{[]string{"go", "java"}, "auto", false},
+	} {
+		c := Common{Backend: "embedded", Modes: []ctp.AckMode{ctp.Transactional}, TxnAcks: tc.txnAcks, Clients: tc.clients}.WithDefaults()
+		err := c.checkClients()
+		var u *UsageError
+		if got := errors.As(err, &u); got != tc.usage || (tc.usage && !strings.Contains(err.Error(), "--txn-acks ledger")) {
+			t.Errorf("--client %v --txn-acks %s: %v, want usage error %v", tc.clients, tc.txnAcks, err, tc.usage)
 		}
 	}
 }
