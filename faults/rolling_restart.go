@@ -31,15 +31,7 @@ func rollingRestart(ctx context.Context, env Env) error {
 	procs := env.Cluster.(cluster.Processes)
 	for i, node := range env.Cluster.Nodes() {
 		at := time.Now()
-		point, load := "under-load", "running"
-		if ctx.Err() != nil {
-			point, load = "after-drain", "drained"
-		} else {
-			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			done, total := env.Progress(pctx)
-			cancel()
-			load = fmt.Sprintf("%d of %d done", done, total)
-		}
+		point, load := turnLoad(ctx, env)
 		fired(env, point, at, map[string]string{"node": strconv.Itoa(int(node)),
 			"action": "graceful restart", "turn": fmt.Sprintf("%d/%d", i+1, len(env.Cluster.Nodes())), "load": load})
 		rctx, cancel := healContext(ctx, restartLimit)
@@ -56,4 +48,17 @@ func rollingRestart(ctx context.Context, env Env) error {
 			"under_replicated_after": strconv.Itoa(left)})
 	}
 	return nil
+}
+
+// turnLoad is the point and the load of one broker's turn of a roll: under
+// load with how much of the input was done, or after the drain (a roll
+// that outlasted the cell's load goes on, and says so).
+func turnLoad(ctx context.Context, env Env) (point, load string) {
+	if ctx.Err() != nil {
+		return "after-drain", "drained"
+	}
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	done, total := env.Progress(pctx)
+	cancel()
+	return "under-load", fmt.Sprintf("%d of %d done", done, total)
 }

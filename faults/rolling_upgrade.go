@@ -86,15 +86,7 @@ func roll(ctx context.Context, env Env, a *admin, rel cluster.Releases, s swap) 
 func upgradeOne(ctx context.Context, env Env, a *admin, rel cluster.Releases, node cluster.NodeID, s swap, turn string) (logged string, refused bool, err error) {
 	from, to := s.from, s.to
 	at := time.Now()
-	point, load := "under-load", "running"
-	if ctx.Err() != nil {
-		point, load = "after-drain", "drained"
-	} else {
-		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		done, total := env.Progress(pctx)
-		cancel()
-		load = fmt.Sprintf("%d of %d done", done, total)
-	}
+	point, load := turnLoad(ctx, env)
 	n := strconv.Itoa(int(node))
 	fired(env, point, at, phased(s, map[string]string{"node": n, "action": ActionSwap, AttrFrom: from, AttrTo: to, "turn": turn, "load": load}))
 	rctx, cancel := healContext(ctx, restartLimit+time.Minute)
