@@ -384,13 +384,7 @@ func (t *transport) partitionLeaders(ctx context.Context, acks ShareAcknowledgem
 	}
 	t.mu.Unlock()
 	if len(unknown) > 0 {
-		req := kmsg.NewPtrMetadataRequest()
-		for _, name := range unknown {
-			rt := kmsg.NewMetadataRequestTopic()
-			rt.Topic = kmsg.StringPtr(name)
-			req.Topics = append(req.Topics, rt)
-		}
-		resp, err := req.RequestWith(ctx, t.cl)
+		resp, err := t.metadata(ctx, unknown)
 		if err != nil {
 			return nil, fmt.Errorf("find partition leaders: %w", err)
 		}
@@ -481,13 +475,7 @@ func (t *transport) resolveTopicIDs(ctx context.Context, acks ShareAcknowledgeme
 	if len(unknown) == 0 {
 		return ids, nil
 	}
-	req := kmsg.NewPtrMetadataRequest()
-	for _, name := range unknown {
-		rt := kmsg.NewMetadataRequestTopic()
-		rt.Topic = kmsg.StringPtr(name)
-		req.Topics = append(req.Topics, rt)
-	}
-	resp, err := req.RequestWith(ctx, t.cl)
+	resp, err := t.metadata(ctx, unknown)
 	if err != nil {
 		return nil, fmt.Errorf("resolve topic ids: %w", err)
 	}
@@ -543,4 +531,16 @@ func retry(ctx context.Context, what string, fn func() error) error {
 		}
 		backoff = min(2*backoff, maxBackoff)
 	}
+}
+
+// metadata asks the cluster about the named topics (their ids and
+// partition leaders), for the caches that missed them.
+func (t *transport) metadata(ctx context.Context, topics []string) (*kmsg.MetadataResponse, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	for _, name := range topics {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(name)
+		req.Topics = append(req.Topics, rt)
+	}
+	return req.RequestWith(ctx, t.cl)
 }
