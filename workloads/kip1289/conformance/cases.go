@@ -86,6 +86,20 @@ func begin(ctx context.Context, e *Env, name string, timeout time.Duration) (*Tx
 	return t, t.Begin(ctx)
 }
 
+// setupTxn is setup and then begin of the case's transaction "t" (timeout
+// 0: the producer's default): the opening of most cases.
+func setupTxn(ctx context.Context, e *Env, n int, timeout time.Duration) (*Member, []int64, *Txn, error) {
+	a, offsets, err := setup(ctx, e, n)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	t, err := begin(ctx, e, "t", timeout)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return a, offsets, t, nil
+}
+
 // checkMaterialized: the share-partition moved past offsets, so they are
 // finalized and never delivered again. The start offset Kafka reports is the
 // one of the share-partition's last state write, which the settlement itself
@@ -153,11 +167,7 @@ func checkReturned(ctx context.Context, a *Member, offsets []int64) error {
 }
 
 func commitMaterializes(ctx context.Context, e *Env) error {
-	a, offsets, err := setup(ctx, e, 3)
-	if err != nil {
-		return err
-	}
-	t, err := begin(ctx, e, "t", 0)
+	a, offsets, t, err := setupTxn(ctx, e, 3, 0)
 	if err != nil {
 		return err
 	}
@@ -202,11 +212,7 @@ func checkDrained(ctx context.Context, e *Env, m *Member) error {
 }
 
 func abortReturnsRecords(ctx context.Context, e *Env) error {
-	a, offsets, err := setup(ctx, e, 3)
-	if err != nil {
-		return err
-	}
-	t, err := begin(ctx, e, "t", 0)
+	a, offsets, t, err := setupTxn(ctx, e, 3, 0)
 	if err != nil {
 		return err
 	}
@@ -220,11 +226,7 @@ func abortReturnsRecords(ctx context.Context, e *Env) error {
 }
 
 func timedOutTxnReturnsRecords(ctx context.Context, e *Env) error {
-	a, offsets, err := setup(ctx, e, 2)
-	if err != nil {
-		return err
-	}
-	t, err := begin(ctx, e, "t", 2*time.Second)
+	a, offsets, t, err := setupTxn(ctx, e, 2, 2*time.Second)
 	if err != nil {
 		return err
 	}
@@ -236,11 +238,7 @@ func timedOutTxnReturnsRecords(ctx context.Context, e *Env) error {
 }
 
 func fencedProducerRefused(ctx context.Context, e *Env) error {
-	a, offsets, err := setup(ctx, e, 2)
-	if err != nil {
-		return err
-	}
-	t, err := begin(ctx, e, "t", 0)
+	a, offsets, t, err := setupTxn(ctx, e, 2, 0)
 	if err != nil {
 		return err
 	}
@@ -266,11 +264,7 @@ func fencedProducerRefused(ctx context.Context, e *Env) error {
 }
 
 func ackWithoutEnlistRefused(ctx context.Context, e *Env) error {
-	a, offsets, err := setup(ctx, e, 2)
-	if err != nil {
-		return err
-	}
-	t, err := begin(ctx, e, "t", 0)
+	a, offsets, t, err := setupTxn(ctx, e, 2, 0)
 	if err != nil {
 		return err
 	}
@@ -289,11 +283,7 @@ func ackWithoutEnlistRefused(ctx context.Context, e *Env) error {
 }
 
 func plainAckOfPendingRefused(ctx context.Context, e *Env) error {
-	a, offsets, err := setup(ctx, e, 2)
-	if err != nil {
-		return err
-	}
-	t, err := begin(ctx, e, "t", 0)
+	a, offsets, t, err := setupTxn(ctx, e, 2, 0)
 	if err != nil {
 		return err
 	}
@@ -350,11 +340,7 @@ func ackOfRecordsNotHeldRefused(ctx context.Context, e *Env) error {
 }
 
 func retryIsIdempotent(ctx context.Context, e *Env) error {
-	a, offsets, err := setup(ctx, e, 2)
-	if err != nil {
-		return err
-	}
-	t, err := begin(ctx, e, "t", 0)
+	a, offsets, t, err := setupTxn(ctx, e, 2, 0)
 	if err != nil {
 		return err
 	}
@@ -370,11 +356,7 @@ func retryIsIdempotent(ctx context.Context, e *Env) error {
 }
 
 func memberTagsAbsent(ctx context.Context, e *Env) error {
-	a, offsets, err := setup(ctx, e, 2)
-	if err != nil {
-		return err
-	}
-	t, err := begin(ctx, e, "t", 0)
+	a, offsets, t, err := setupTxn(ctx, e, 2, 0)
 	if err != nil {
 		return err
 	}
@@ -388,11 +370,7 @@ func memberTagsAbsent(ctx context.Context, e *Env) error {
 }
 
 func memberTagsUnknownMember(ctx context.Context, e *Env) error {
-	a, offsets, err := setup(ctx, e, 2)
-	if err != nil {
-		return err
-	}
-	t, err := begin(ctx, e, "t", 0)
+	a, offsets, t, err := setupTxn(ctx, e, 2, 0)
 	if err != nil {
 		return err
 	}
@@ -416,11 +394,7 @@ func memberTagsUnknownMember(ctx context.Context, e *Env) error {
 }
 
 func memberTagsStaleEpoch(ctx context.Context, e *Env) error {
-	a, offsets, err := setup(ctx, e, 2)
-	if err != nil {
-		return err
-	}
-	t, err := begin(ctx, e, "t", 0)
+	a, offsets, t, err := setupTxn(ctx, e, 2, 0)
 	if err != nil {
 		return err
 	}
@@ -651,11 +625,7 @@ func checkRedelivered(ctx context.Context, a *Member, offsets []int64) error {
 // the share coordinator on v0, to the partition leader on v1) stages acks a
 // commit materializes.
 func workloadSenderRoutes(ctx context.Context, e *Env) error {
-	a, offsets, err := setup(ctx, e, 3)
-	if err != nil {
-		return err
-	}
-	t, err := begin(ctx, e, "t", 0)
+	a, offsets, t, err := setupTxn(ctx, e, 3, 0)
 	if err != nil {
 		return err
 	}
