@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -86,8 +87,35 @@ func (c *Cluster) setup(ctx context.Context) error {
 		return fmt.Errorf("create broker log dir: %w", err)
 	}
 
+	c.args = brokerArgs{
+		dataDir:    c.opts.DataDir,
+		syncWrites: c.opts.SyncWrites,
+		configs:    c.opts.brokerConfigs(),
+		logLevel:   strings.ToLower(c.opts.LogLevel),
+		ref:        c.opts.Reference,
+	}
+	for attempt := 1; ; attempt++ {
+		err := c.bindAndStart(ctx)
+		if err == nil || attempt == portAttempts || !portTaken(err) || ctx.Err() != nil {
+			return err
+		}
+		c.unbind()
+	}
+}
+
+// portAttempts bounds how often a start picks new ports after one it picked
+// was taken before it could bind it.
+const portAttempts = 5
+
+// bindAndStart picks the ports, starts the proxies on them and the broker
+// child behind them. A port that was free when picked can be taken before it
+// is bound: by another run's pick, or by another cluster whose broker or
+// proxy comes back on its own port after a restart or partition (a port that
+// was free only while that cluster's broker was down). Such a start fails
+// with a bind error that portTaken recognizes, and Start tries new ports.
+func (c *Cluster) bindAndStart(ctx context.Context) error {
 	n := c.opts.Brokers
-	ports, err := pickPorts(2 * n)
+	ports, err := pickFreePorts(2 * n)
 	if err != nil {
 		return err
 	}
@@ -99,19 +127,32 @@ func (c *Cluster) setup(ctx context.Context) error {
 	if c.proxies, err = startProxies(proxyAddrs, brokerAddrs); err != nil {
 		return err
 	}
-	c.args = brokerArgs{
-		ports:      ports[:n],
-		advertise:  proxyAddrs,
-		dataDir:    c.opts.DataDir,
-		syncWrites: c.opts.SyncWrites,
-		configs:    c.opts.brokerConfigs(),
-		logLevel:   strings.ToLower(c.opts.LogLevel),
-		ref:        c.opts.Reference,
-	}
+	c.args.ports, c.args.advertise = ports[:n], proxyAddrs
 	if c.admin, err = kgo.NewClient(kgo.SeedBrokers(proxyAddrs...)); err != nil {
 		return fmt.Errorf("create admin client: %w", err)
 	}
 	return c.startBroker(ctx)
+}
+
+// unbind undoes a bindAndStart that failed: the child is already gone
+// (startBroker kills it on error).
+func (c *Cluster) unbind() {
+	if c.admin != nil {
+		c.admin.Close()
+		c.admin = nil
+	}
+	if c.proxies != nil {
+		c.proxies.close()
+		c.proxies = nil
+	}
+	c.child = nil
+}
+
+// portTaken tells whether a start failed because a port it picked was bound
+// meanwhile: the proxies' own bind error, or the broker child's, which only
+// reaches us as text quoted from its log.
+func portTaken(err error) bool {
+	return errors.Is(err, syscall.EADDRINUSE) || strings.Contains(err.Error(), syscall.EADDRINUSE.Error())
 }
 
 // startBroker starts a child and waits until the cluster answers. On error the

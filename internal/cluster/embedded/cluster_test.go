@@ -590,3 +590,39 @@ func TestHealthyReportsDeadBroker(t *testing.T) {
 		t.Fatalf("broker pid %d after Close: %v, want ESRCH", pid, err)
 	}
 }
+
+// TestStartRetriesTakenPorts hands Start a picked port that someone bound
+// meanwhile, first among the proxies' ports and then among the broker's: each
+// start must fail on the bind, and Start must try new ports and come up.
+func TestStartRetriesTakenPorts(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	takenPort := taken.Addr().(*net.TCPAddr).Port
+
+	picks := 0
+	pickFreePorts = func(n int) ([]int, error) {
+		picks++
+		ports, err := pickPorts(n)
+		switch picks {
+		case 1:
+			ports[n-1] = takenPort // a proxy's port
+		case 2:
+			ports[0] = takenPort // the broker's port
+		}
+		return ports, err
+	}
+	defer func() { pickFreePorts = pickPorts }()
+
+	c := startCluster(t, Options{Brokers: 2})
+	if picks != 3 {
+		t.Fatalf("Start picked ports %d times, want 3 (two taken, then free)", picks)
+	}
+	for _, addr := range c.proxies.addrs() {
+		if strings.HasSuffix(addr, fmt.Sprintf(":%d", takenPort)) {
+			t.Fatalf("a proxy listens on the taken port %d", takenPort)
+		}
+	}
+}

@@ -19,6 +19,9 @@ const (
 	ephemeralRangeConfig = "/proc/sys/net/ipv4/ip_local_port_range"
 )
 
+// pickFreePorts is pickPorts; a test replaces it to hand out a taken port.
+var pickFreePorts = pickPorts
+
 // pickPorts returns n distinct ports on 127.0.0.1 that were free a moment
 // ago, drawn at random below the ephemeral range so that concurrent runs
 // rarely try the same ones.
