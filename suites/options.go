@@ -163,6 +163,9 @@ func (o Options) Validated() (Options, error) {
 		return o, harness.Usagef("--repeats %d: want a positive number", o.Repeats)
 	case o.TxnTimeout >= o.Lock:
 		return o, harness.Usagef("--txn-timeout %s must be shorter than --lock %s (ORACLE.md: a transaction must not outlive its records' locks)", o.TxnTimeout, o.Lock)
+	case len(o.Backends.Docker.KafkaImages) > 1:
+		return o, harness.Usagef("--kafka-image %s: a run qualifies one image (sharechaos bench compares several side by side; --kafka-version runs releases side by side)",
+			strings.Join(o.Backends.Docker.KafkaImages, ","))
 	}
 	if err := o.Soak.Validate(); err != nil {
 		return o, err

@@ -45,6 +45,9 @@ func TestUsageErrorsExit64AndNameTheProblem(t *testing.T) {
 		{[]string{"run", "--backend", "embedded", "--kafka-version", "4.2.2", "--out", out + "/i"}, "need --backend docker"},
 		{[]string{"run", "--upgrade-to", "4.4", "--out", out + "/k"}, "--upgrade-to: kafka version \"4.4\""},
 		{[]string{"bench", "--kafka-version", "4.2.2,4.9.9", "--out", out + "/j"}, "--kafka-version"},
+		{[]string{"run", "--kafka-image", "x/kafka:1,y/kafka:1", "--out", out + "/l"}, "a run qualifies one image"},
+		{[]string{"bench", "--kafka-image", "x/kafka:1,x/kafka:1", "--out", out + "/m"}, "--kafka-image x/kafka:1: given twice"},
+		{[]string{"bench", "--backend", "embedded", "--kafka-image", "x/kafka:1,y/kafka:1", "--out", out + "/n"}, "needs --backend docker"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{nil, "Usage"},
 	}

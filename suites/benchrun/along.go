@@ -16,9 +16,10 @@ import (
 )
 
 // A bench over several values of a plan dimension (Kafka releases:
-// --kafka-version a,b; clients: --client go,java) is one bench per value,
+// --kafka-version a,b; Kafka images: --kafka-image a,b; clients: --client
+// go,java) is one bench per value,
 // one after another, each a whole bench directory of its own
-// (OUT/kafka-<release>/, OUT/client-<client>/, with the same seed and
+// (OUT/kafka-<release>/, OUT/image-<image>/, OUT/client-<client>/, with the same seed and
 // schedule), then the values compared per mode and batch size: each value's
 // repeats' txn_commit_duration p50 against the first value's, by the U test
 // over repeats, as the bench compares modes (releases.json and releases.md,
@@ -52,6 +53,16 @@ var benchAxes = []benchAxis{
 		check: func(ctx context.Context, o Options) error {
 			return harness.CheckVersionImages(ctx, o.Backends.Docker, harness.ChooseBackend(ctx, o.Backend).Name)
 		}},
+	{name: "image", plural: "images", title: "Kafka images",
+		values: func(o Options) []string { return o.Backends.Docker.KafkaImages },
+		only: func(o Options, v string) Options {
+			o.Backends.Docker = o.Backends.Docker.ForImage(v)
+			return o
+		},
+		dir: func(v string) string { return "image-" + imageDir.Replace(v) },
+		check: func(ctx context.Context, o Options) error {
+			return harness.CheckImages(ctx, o.Backends.Docker, harness.ChooseBackend(ctx, o.Backend).Name)
+		}},
 	{name: "client", plural: "clients", title: "clients",
 		values: func(o Options) []string { return o.Clients },
 		only: func(o Options, v string) Options {
@@ -61,6 +72,10 @@ var benchAxes = []benchAxis{
 		dir:   func(v string) string { return "client-" + v },
 		check: func(context.Context, Options) error { return nil }},
 }
+
+// imageDir spells an image reference as a directory name:
+// sharechaos/kafka-kip1289:4.3.1 is image-sharechaos_kafka-kip1289_4.3.1.
+var imageDir = strings.NewReplacer("/", "_", ":", "_", "@", "_")
 
 // benchAxisOf is the outermost dimension o names two values or more of.
 func benchAxisOf(o Options) (benchAxis, bool) {

@@ -46,6 +46,41 @@ func TestCompareReleases(t *testing.T) {
 	}
 }
 
+// axisNamed is the bench axis of that name.
+func axisNamed(t *testing.T, name string) benchAxis {
+	t.Helper()
+	for _, a := range benchAxes {
+		if a.name == name {
+			return a
+		}
+	}
+	t.Fatalf("no bench axis %q", name)
+	return benchAxis{}
+}
+
+// TestBenchAlongImages: two images are a bench along images (a patched
+// build beside its stock image), each value's bench runs that image alone
+// in a directory named after it, and images.md is the page to read.
+func TestBenchAlongImages(t *testing.T) {
+	var o Options
+	o.Backends.Docker.KafkaImages = []string{"sharechaos/kafka:4.3.1", "sharechaos/kafka-kip1289:4.3.1"}
+	o.Clients = []string{"go", "java"}
+	a, ok := benchAxisOf(o)
+	if !ok || a.name != "image" || ReportFile(o) != "images.md" {
+		t.Fatalf("two images and two clients: axis %q %v, page %s; want image, images.md", a.name, ok, ReportFile(o))
+	}
+	only := a.only(o, "sharechaos/kafka-kip1289:4.3.1")
+	if got := only.Backends.Docker.KafkaImages; len(got) != 1 || got[0] != "sharechaos/kafka-kip1289:4.3.1" {
+		t.Errorf("the patched image's bench runs %v", got)
+	}
+	if _, ok := benchAxisOf(only); !ok {
+		t.Error("inside one image's bench the clients are no longer a dimension")
+	}
+	if d := a.dir("sharechaos/kafka-kip1289:4.3.1"); d != "image-sharechaos_kafka-kip1289_4.3.1" {
+		t.Errorf("dir %q", d)
+	}
+}
+
 // TestBenchAxes: releases are the outer dimension, clients the inner; one
 // value is no dimension; clients.json spells its values with the client's
 // words, and the page a person reads first follows.
@@ -68,7 +103,7 @@ func TestBenchAxes(t *testing.T) {
 		t.Errorf("releases and clients: the outer is %s, want release", a.name)
 	}
 	f := alongFile{axis: a, Verdict: "PASS", Values: []valueBench{{Value: "4.2.2", Dir: "kafka-4.2.2", Verdict: "PASS"}}}
-	f.axis = benchAxes[1]
+	f.axis = axisNamed(t, "client")
 	f.Values[0].Value, f.Values[0].Dir = "java", "client-java"
 	b, err := f.MarshalJSON()
 	if err != nil || !strings.Contains(string(b), `"clients":[{"client":"java","dir":"client-java","verdict":"PASS"}]`) || !strings.Contains(string(b), `"comparisons":[]`) {

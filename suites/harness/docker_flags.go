@@ -17,14 +17,16 @@ import (
 
 // DockerFlags are the docker backend's own settings as given.
 type DockerFlags struct {
-	// KafkaImage is the Kafka image to qualify ("": $SHARECHAOS_KAFKA_IMAGE,
-	// else ours); BrokerJIT the brokers' JIT (docker.JITs).
-	KafkaImage string
-	BrokerJIT  string
+	// KafkaImages are the Kafka images to qualify (none:
+	// $SHARECHAOS_KAFKA_IMAGE, else ours): a run or a standalone cluster
+	// takes one, a bench compares several (a patched build beside the stock
+	// image it was built from); BrokerJIT is the brokers' JIT (docker.JITs).
+	KafkaImages []string
+	BrokerJIT   string
 	// KafkaVersions are the Kafka releases to run, each on our stock image
 	// of it (docker.VersionImage; --kafka-version 4.2.2,4.4.0): a run runs
 	// every cell on each, one cluster after another; a bench or a
-	// standalone cluster takes one. Empty: KafkaImage.
+	// standalone cluster takes one. Empty: KafkaImages.
 	KafkaVersions []string
 	// UpgradeTo is the release rolling-upgrade moves the brokers to
 	// (--upgrade-to; "": the newest of KafkaVersions).
@@ -32,7 +34,7 @@ type DockerFlags struct {
 }
 
 // Versions are the releases a run goes through, in the order given: [""]
-// when none was named (one cluster of KafkaImage, cells without a version).
+// when none was named (one cluster of the image, cells without a version).
 func (d DockerFlags) Versions() []string {
 	if len(d.KafkaVersions) == 0 {
 		return []string{""}
@@ -65,7 +67,7 @@ func (d DockerFlags) releases() docker.Releases {
 	switch {
 	case len(d.KafkaVersions) == 1:
 		r.From = d.KafkaVersions[0]
-	case d.KafkaImage == "" && os.Getenv(docker.EnvKafkaImage) == "":
+	case len(d.KafkaImages) == 0 && os.Getenv(docker.EnvKafkaImage) == "":
 		r.From = images.KafkaVersion
 	}
 	return r
@@ -76,18 +78,27 @@ func (d DockerFlags) image() string {
 	if len(d.KafkaVersions) == 1 {
 		return docker.VersionImage(d.KafkaVersions[0])
 	}
-	return d.KafkaImage
+	if len(d.KafkaImages) == 0 {
+		return ""
+	}
+	return d.KafkaImages[0]
+}
+
+// ForImage is d for one cluster of the image i.
+func (d DockerFlags) ForImage(i string) DockerFlags {
+	d.KafkaImages = []string{i}
+	return d
 }
 
 func (d *DockerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.BrokerJIT, "broker-jit", docker.JITC1, "docker backend: the brokers' JIT, c1 (short-lived brokers on few cores: fastest) or full (HotSpot's C2 too, for latency figures beside a production JVM's)")
-	fs.StringVar(&d.KafkaImage, "kafka-image", "", "docker backend: the Kafka image to qualify (default $SHARECHAOS_KAFKA_IMAGE, else ours; docker/README.md says what an image must do)")
+	fs.Var((*ListFlag)(&d.KafkaImages), "kafka-image", "docker backend: the Kafka image to qualify (default $SHARECHAOS_KAFKA_IMAGE, else ours; docker/README.md says what an image must do); bench takes several, comma-separated, and compares them (a patched build beside its stock image)")
 	fs.StringVar(&d.UpgradeTo, "upgrade-to", "", "docker backend: the release rolling-upgrade moves the brokers to, on our image of it (default: the newest --kafka-version); an older one tries a downgrade, which Kafka may refuse")
 	fs.Var((*ListFlag)(&d.KafkaVersions), "kafka-version", "docker backend: Apache Kafka releases to run, repeated or comma-separated (4.2.2,4.3.2,4.4.0), each on our image of it (make images KAFKA_VERSIONS=\"4.2.2 4.4.0\"); run runs every cell on each, side by side in one report")
 }
 
 // check refuses a JIT that is not one, a version that is not a release, a
-// version given twice or beside --kafka-image, and versions for a backend
+// version or an image given twice, versions beside --kafka-image, and versions for a backend
 // other than docker (auto is checked once it chose: CheckVersionImages);
 // the other flags are harmless on another backend (their defaults are set
 // whatever the backend).
@@ -100,10 +111,15 @@ func (d DockerFlags) check(chosen bool) error {
 			return Usagef("--upgrade-to: %v", err)
 		}
 	}
+	for i, image := range d.KafkaImages {
+		if slices.Contains(d.KafkaImages[:i], image) {
+			return Usagef("--kafka-image %s: given twice", image)
+		}
+	}
 	if len(d.KafkaVersions) == 0 {
 		return nil
 	}
-	if d.KafkaImage != "" {
+	if len(d.KafkaImages) > 0 {
 		return Usagef("--kafka-version and --kafka-image: give one (a version runs our image of it, %s)", docker.VersionImage("VERSION"))
 	}
 	for i, v := range d.KafkaVersions {
@@ -140,6 +156,26 @@ func CheckVersionImages(ctx context.Context, d DockerFlags, backend string) erro
 	if len(missing) > 0 {
 		return Usagef("--kafka-version: image %s missing: build it with make images KAFKA_VERSIONS=\"%s\"",
 			strings.Join(missing, ", "), strings.Join(strings.Fields(strings.Join(append(slices.Clone(d.KafkaVersions), d.UpgradeTo), " ")), " "))
+	}
+	return nil
+}
+
+// CheckImages refuses several --kafka-image on a backend other than
+// docker, and an image of them that is not there (a bench over images
+// checks them all before the first runs).
+func CheckImages(ctx context.Context, d DockerFlags, backend string) error {
+	if len(d.KafkaImages) == 0 {
+		return nil
+	}
+	if backend != docker.Name {
+		return Usagef("--kafka-image runs Kafka images in containers: it needs --backend docker (the run's backend is %s)", backend)
+	}
+	missing, err := docker.MissingImages(ctx, d.KafkaImages)
+	if err != nil {
+		return Usagef("--kafka-image: %v", err)
+	}
+	if len(missing) > 0 {
+		return Usagef("--kafka-image: image %s missing (docker/README.md says how to build ours)", strings.Join(missing, ", "))
 	}
 	return nil
 }
