@@ -142,6 +142,23 @@ func (a *admin) leaders(ctx context.Context, topic string) (map[int32]cluster.No
 	return a.roles().Leaders(ctx, topic)
 }
 
+// ledBy lists topic's partitions that node leads, as "topic/p" (the
+// spelling of a WriteTxnMarkers partition in a fault's events).
+func (a *admin) ledBy(ctx context.Context, topic string, node cluster.NodeID) ([]string, error) {
+	leaders, err := a.leaders(ctx, topic)
+	if err != nil {
+		return nil, fmt.Errorf("find leaders of %s: %w", topic, err)
+	}
+	var out []string
+	for p, n := range leaders {
+		if n == node {
+			out = append(out, fmt.Sprintf("%s/%d", topic, p))
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 // partitionCount is how many partitions topic has (0 when it does not exist).
 func (a *admin) partitionCount(ctx context.Context, topic string) (int, error) {
 	m, err := a.adm.Metadata(ctx, topic)

@@ -35,16 +35,21 @@ const (
 	completeWait = time.Minute
 	// holdAttempts: a held ABORT marker is let go and the hold set again.
 	holdAttempts = 3
+	// preferWait bounds the wait for a preferred commit's markers
+	// (markerHold.waitCommit) once some commit's are held.
+	preferWait = 10 * time.Second
 )
 
-// needsCase4 is what case 4 needs: a kill -9 that Kafka recovers from, roles
-// to move, links between brokers, and the Kafka toxic on them.
-func needsCase4(c cluster.Cluster) string {
+// needsHeldMarkers is what a fault that holds a commit's WriteTxnMarkers
+// and kills a broker meanwhile needs (case 4, and the share-partition
+// leader's variant): a kill -9 that Kafka recovers from, roles to move,
+// links between brokers, and the Kafka toxic on them.
+func needsHeldMarkers(c cluster.Cluster) string {
 	why := needsAll(needsProcesses, needsRoles, needsBrokerLinks, needsKafkaToxic, needsInterBrokerToxic)(c)
 	if _, kills := c.(cluster.Processes); why != "" && !kills {
 		// Said only where it is the point: a backend of real brokers
 		// (external) lacks a hook or a proxy, not Kafka.
-		return "case 4 needs real Kafka (kfake completes a transaction at once: no PREPARE_COMMIT window, no WriteTxnMarkers between brokers to hold): " + why
+		return "holding a commit's markers needs real Kafka (kfake completes a transaction at once: no PREPARE_COMMIT window, no WriteTxnMarkers between brokers to hold): " + why
 	}
 	return why
 }
@@ -119,7 +124,7 @@ func coordinatorCrashAfterEndTxn(ctx context.Context, env Env) error {
 		return fmt.Errorf("hold markers of broker %d: no links to other brokers", coord)
 	}
 	slices.Sort(held)
-	h := markerHold{api: api, links: held, cell: env.Topology.Prefix}
+	h := markerHold{api: api, links: held, fault: "case4", cell: env.Topology.Prefix}
 
 	var commit heldCommit
 	for attempt := 1; ; attempt++ {
@@ -130,7 +135,7 @@ func coordinatorCrashAfterEndTxn(ctx context.Context, env Env) error {
 		// The hold is what must meet the commits: the rest of the input
 		// comes now (TakesHold), through brokers that are all up.
 		env.tookHold()
-		commit, err = h.waitCommit(ctx, a, env)
+		commit, err = h.waitCommit(ctx, a, env, nil)
 		if err == nil {
 			break
 		}
@@ -197,6 +202,8 @@ var (
 type markerHold struct {
 	api   toxiAPI
 	links []string
+	// fault names the toxics ("case4"): two faults never share one.
+	fault string
 	// cell is the cell's topic prefix, which ends the toxics' names: a
 	// backend that heals after each cell (the external one) tells its
 	// toxics from other cells' by it.
@@ -204,11 +211,11 @@ type markerHold struct {
 }
 
 func (h markerHold) capture() kafkatoxic.Spec {
-	return kafkatoxic.Spec{Name: "sc-case4-capture-" + h.cell, Action: kafkatoxic.ActionCapture, APIKey: writeTxnMarkersKey, CaptureLimit: 8}
+	return kafkatoxic.Spec{Name: "sc-" + h.fault + "-capture-" + h.cell, Action: kafkatoxic.ActionCapture, APIKey: writeTxnMarkersKey, CaptureLimit: 8}
 }
 
 func (h markerHold) hold() kafkatoxic.Spec {
-	return kafkatoxic.Spec{Name: "sc-case4-hold-" + h.cell, Action: kafkatoxic.ActionHold, APIKey: writeTxnMarkersKey}
+	return kafkatoxic.Spec{Name: "sc-" + h.fault + "-hold-" + h.cell, Action: kafkatoxic.ActionHold, APIKey: writeTxnMarkersKey}
 }
 
 func (h markerHold) set(ctx context.Context) error {
@@ -236,10 +243,14 @@ func (h markerHold) remove(ctx context.Context) {
 
 // waitCommit waits until the hold caught markers of one of the cell's
 // transactions and returns which. Markers of another producer (none in a
-// cell that runs alone) are not the cell's: the wait goes on.
-func (h markerHold) waitCommit(ctx context.Context, a *admin, env Env) (heldCommit, error) {
+// cell that runs alone) are not the cell's: the wait goes on. With prefer,
+// a commit whose marker partitions it accepts is waited for up to
+// preferWait after the first commit was caught (later transactions' markers
+// are held too), and the first is taken when none comes.
+func (h markerHold) waitCommit(ctx context.Context, a *admin, env Env, prefer func(partitions []string) bool) (heldCommit, error) {
 	producers := map[int64]string{}
 	deadline := time.Now().Add(markerWait)
+	var first *heldCommit
 	for {
 		for _, l := range h.links {
 			st, err := h.api.kafkaToxicStatus(ctx, l, h.capture().ToxicName())
@@ -260,6 +271,9 @@ func (h markerHold) waitCommit(ctx context.Context, a *admin, env Env) (heldComm
 						}
 					}
 					if !m.Committed {
+						if first != nil {
+							continue // a later abort: the commit caught first stands
+						}
 						return heldCommit{}, fmt.Errorf("hold markers of %s: %w", txnID, errAbortMarker)
 					}
 					var parts []string
@@ -268,12 +282,24 @@ func (h markerHold) waitCommit(ctx context.Context, a *admin, env Env) (heldComm
 							parts = append(parts, fmt.Sprintf("%s/%d", t.Topic, p))
 						}
 					}
-					return heldCommit{txnID: txnID, producerID: m.ProducerID, epoch: m.ProducerEpoch,
-						partitions: strings.Join(parts, ","), heldAt: c.At}, nil
+					commit := heldCommit{txnID: txnID, producerID: m.ProducerID, epoch: m.ProducerEpoch,
+						partitions: strings.Join(parts, ","), heldAt: c.At}
+					if prefer == nil || prefer(parts) {
+						return commit, nil
+					}
+					if first == nil {
+						first = &commit
+					}
 				}
 			}
 		}
+		if first != nil && time.Since(first.heldAt) > preferWait {
+			return *first, nil
+		}
 		if time.Now().After(deadline) {
+			if first != nil {
+				return *first, nil
+			}
 			return heldCommit{}, errNoMarker
 		}
 		if !sleepCtx(ctx, 100*time.Millisecond) {
@@ -306,10 +332,16 @@ func otherTxnRoles(ctx context.Context, a *admin, chosen string, ids []string) (
 			sharing = append(sharing, id)
 			continue
 		}
-		others = append(others, role{what: "transaction coordinator of " + id, topic: txnStateTopic, partition: p,
-			kind: cluster.CoordTransaction, key: id})
+		others = append(others, txnCoordinatorRole(id, p))
 	}
 	return others, sharing, nil
+}
+
+// txnCoordinatorRole is the transaction coordinator of id, which leads
+// partition p of the transaction log.
+func txnCoordinatorRole(id string, p int32) role {
+	return role{what: "transaction coordinator of " + id, topic: txnStateTopic, partition: p,
+		kind: cluster.CoordTransaction, key: id}
 }
 
 // refreshProducers maps the producer ids of the cell's workers to their

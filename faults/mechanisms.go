@@ -8,7 +8,10 @@ var (
 	BrokerKill = Mechanism{Act: brokerKill, Needs: needsProcesses, Scope: ScopeShared}
 	// CoordinatorCrashAfterEndTxn is KIP-1289 case 4: EndTxn answered, the
 	// markers held, the transaction coordinator's broker killed and restarted.
-	CoordinatorCrashAfterEndTxn = Mechanism{Act: coordinatorCrashAfterEndTxn, Needs: needsCase4, TakesHold: true}
+	CoordinatorCrashAfterEndTxn = Mechanism{Act: coordinatorCrashAfterEndTxn, Needs: needsHeldMarkers, TakesHold: true}
+	// DataLeaderKillAfterEndTxn kills an input partition's leader while a
+	// commit's markers to it are held: acks pending there for certain.
+	DataLeaderKillAfterEndTxn = Mechanism{Act: dataLeaderKillAfterEndTxn, Needs: needsHeldMarkers, TakesHold: true}
 	// ShareStateLeaderKill kills the leader of the __share_group_state
 	// partition that holds an input partition's state.
 	ShareStateLeaderKill = Mechanism{Act: shareStateLeaderKill, Needs: needsAll(needsProcesses, needsRoles),

@@ -155,7 +155,7 @@ func TestNeedsPerBackend(t *testing.T) {
 		}
 		t.Logf("%s on embedded: %q", name, why)
 	}
-	if why := needsCase4(emb); !strings.Contains(why, "PREPARE_COMMIT") {
+	if why := needsHeldMarkers(emb); !strings.Contains(why, "PREPARE_COMMIT") {
 		t.Errorf("case 4's reason does not name the missing PREPARE_COMMIT window: %q", why)
 	}
 	menu := func() []Part { return []Part{{"slow-network", SlowNetwork}, {"broker-kill", BrokerKill}} }

@@ -295,6 +295,16 @@ func rows() []Scenario {
 			Cluster: underLoad(0.2, faults.DataLeaderKill), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
 			Evidence: []Evidence{fired, healed}, PendingAcrossFault: true,
 			Requires: failover},
+		// data-leader-kill with the pending window made certain: where the
+		// broker settles the acks they are pending at the input
+		// partition's leader from TxnShareAcknowledge to the COMMIT
+		// marker; holding the marker keeps them there while the leader
+		// dies. Expectations as data-leader-kill (for explicit and the
+		// ledger the held markers are an output's).
+		{Name: "data-leader-kill-after-endtxn", Case: "beyond (4 at the share-partition leader)", About: "EndTxn answered, WriteTxnMarkers to an input partition's leader held by the Kafka-aware toxic, that leader killed and restarted: its pending acks must settle exactly once",
+			Cluster: &ClusterFault{Mechanism: faults.DataLeaderKillAfterEndTxn}, Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence: []Evidence{firedAt(faults.PointMarkersHeldAtLeader), healed}, SettledEvidence: []Evidence{acksPendingAtKilledLeader},
+			Requires: failover},
 		{Name: "partition", Case: "beyond", About: "isolate one broker (all its links), then heal",
 			Cluster: underLoad(0.2, faults.Partition), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
 			Evidence: []Evidence{fired, healed}, PendingAcrossFault: true,

@@ -44,6 +44,7 @@ func TestExpectationsFollowTheOracle(t *testing.T) {
 		{"broker-kill", nil, dup, dupLost},
 		{"share-state-leader-kill", nil, dup, dupLost},
 		{"data-leader-kill", nil, dup, dupLost},
+		{"data-leader-kill-after-endtxn", nil, dup, dupLost},
 		{"partition", nil, dup, dupLost},
 		{"slow-network", nil, dup, dupLost},
 		{"rolling-restart", nil, dup, dupLost},

@@ -61,6 +61,7 @@ func (s Scenario) EvidenceFor(mode ctp.AckMode, realization string, c Conditions
 		if s.PendingAcrossFault {
 			ev = append(slices.Clone(ev), acksPendingAcrossFault)
 		}
+		ev = append(slices.Clone(ev), s.SettledEvidence...)
 	}
 	return ev
 }

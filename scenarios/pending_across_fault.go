@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/sharechaos/sharechaos/faults"
 	"github.com/sharechaos/sharechaos/internal/history"
 )
 
@@ -122,3 +123,19 @@ func faultSpans(h history.History) []faultSpan {
 	}
 	return spans
 }
+
+// acksPendingAtKilledLeader: the commit whose markers the fault held at an
+// input partition's leader had acks of that leader's share-partitions in
+// it, so the leader died with them pending (faults.DataLeaderKillAfterEndTxn
+// names them in its firing). A held commit that only wrote outputs there
+// proved a produce failover, not a pending-ack one.
+var acksPendingAtKilledLeader = Evidence{Name: "acks pending at the killed leader",
+	Missing: "the held commit's markers named no input partition of the killed leader, so no ack was pending there",
+	Find: func(h history.History, _ Conditions) (bool, string) {
+		for _, e := range h {
+			if e.F == history.FFaultFired && e.Point == faults.PointMarkersHeldAtLeader && e.Attrs[faults.MarkersOfInputsAttr] != "" {
+				return true, fmt.Sprintf("%s's commit, pending at broker %s on %s", e.Attrs["transactional_id"], e.Attrs["node"], e.Attrs[faults.MarkersOfInputsAttr])
+			}
+		}
+		return false, ""
+	}}

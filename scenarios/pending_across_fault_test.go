@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sharechaos/sharechaos/faults"
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
@@ -65,6 +66,45 @@ func TestAcksPendingAcrossFault(t *testing.T) {
 			t.Errorf("%s: found %v, want it missing", tc.name, notes)
 		case tc.want != "" && (missing != nil || !strings.Contains(strings.Join(notes, ""), tc.want)):
 			t.Errorf("%s: notes %v, missing %v, want %q", tc.name, notes, missing, tc.want)
+		}
+	}
+}
+
+// TestAcksPendingAtKilledLeader: data-leader-kill-after-endtxn's native
+// cell must show that the held commit had acks at the killed leader (an
+// input partition among the held markers'); a held commit of outputs only,
+// or a firing at another point, must not do; the ledger is not asked.
+func TestAcksPendingAtKilledLeader(t *testing.T) {
+	row, _ := Lookup("data-leader-kill-after-endtxn")
+	if got := row.EvidenceFor(ctp.Transactional, ctp.RealizationLedger, Conditions{}); len(got) != len(row.Evidence) {
+		t.Errorf("the ledger asked %d pieces, want the row's %d", len(got), len(row.Evidence))
+	}
+	native := row.EvidenceFor(ctp.Transactional, ctp.RealizationNative, Conditions{})
+	if len(native) != len(row.Evidence)+1 || native[len(native)-1].Name != acksPendingAtKilledLeader.Name {
+		t.Fatalf("native evidence %d pieces, want the row's %d and the acks at the killed leader", len(native), len(row.Evidence))
+	}
+	firing := func(point, inputs string) history.History {
+		e := ev(10, "orchestrator", history.Info, history.FFaultFired)
+		e.Point = point
+		e.Attrs = map[string]string{"node": "2", "transactional_id": "c-w1", faults.MarkersOfInputsAttr: inputs}
+		return history.History{e}
+	}
+	for _, tc := range []struct {
+		name string
+		h    history.History
+		want bool
+	}{
+		{"acks of an input partition held", firing(faults.PointMarkersHeldAtLeader, "c-in/1"), true},
+		{"outputs only held", firing(faults.PointMarkersHeldAtLeader, ""), false},
+		{"another fault's firing", firing(faults.PointAfterEndTxn, "c-in/1"), false},
+		{"no firing", nil, false},
+	} {
+		ok, example := acksPendingAtKilledLeader.Find(tc.h, Conditions{})
+		if ok != tc.want {
+			t.Errorf("%s: found %v (%q), want %v", tc.name, ok, example, tc.want)
+		}
+		if ok && !strings.Contains(example, "c-in/1") {
+			t.Errorf("%s: example %q does not name the partition", tc.name, example)
 		}
 	}
 }

@@ -67,6 +67,10 @@ type Scenario struct {
 	// transaction; such a cell must show one (EvidenceFor). Case 4 needs no
 	// flag: its fault fires at a commit whose markers it holds.
 	PendingAcrossFault bool
+	// SettledEvidence is what a cell must show besides Evidence where the
+	// broker settles the acks (the native realization): that the fault met
+	// them at the broker (EvidenceFor).
+	SettledEvidence []Evidence
 	// GroupConfigs are share-group configs the row sets besides the run's
 	// (share.renew.acknowledge.enable=false); a broker that does not know
 	// one makes the cell N/A, naming it.

@@ -1,0 +1,168 @@
+package faults
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sharechaos/sharechaos/internal/cluster"
+)
+
+// PointMarkersHeldAtLeader is where dataLeaderKillAfterEndTxn fires: a
+// commit answered, its markers to an input partition's leader held, that
+// leader killed (the catalog's evidence names it).
+const PointMarkersHeldAtLeader = "markers-held-at-leader"
+
+// dataLeaderKillAfterEndTxn kills a share-partition leader while a
+// committed transaction's acks are pending there, for certain rather than
+// by chance. Where the broker settles the acks (KIP-1289 built into Kafka),
+// they stay pending at the input partition's leader L from
+// TxnShareAcknowledge until the COMMIT marker reaches L; broker-kill and
+// data-leader-kill meet that window only when the load happens to have a
+// transaction open at the kill (docs/KIP1289-ON-KAFKA.md).
+//
+// It draws an input partition and its leader L, moves off L every role
+// whose failover is another row's (the share-state partitions, the group
+// coordinator, the transaction coordinators of the cell's ids, so that
+// every marker to L crosses a link), holds WriteTxnMarkers on every link
+// into L, waits until a transaction of the cell committed with its markers
+// to L held (one naming an input partition when one comes: acks pending at
+// L), SIGKILLs L, lets go of the hold once L's connections are gone (the
+// coordinator retries its markers to the partitions' new leaders), and
+// restarts L. The new leader must settle the acks exactly once.
+func dataLeaderKillAfterEndTxn(ctx context.Context, env Env) error {
+	a, err := newAdmin(env.Cluster)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	api, ls, _ := toxiAPIOf(env.Cluster)
+	roles := env.Cluster.(cluster.Roles)
+
+	p := int32(env.Rand.IntN(int(env.Topology.Partitions)))
+	target := fmt.Sprintf("%s/%d", env.Topology.InputTopic, p)
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	leader, err := roles.Coordinator(cctx, cluster.CoordLeader, target)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("find leader of %s: %w", target, err)
+	}
+	rs, err := inputRoles(ctx, a, env.Topology)
+	if err != nil {
+		return err
+	}
+	var off []role
+	for _, r := range rs {
+		if r.kind == cluster.CoordShareState {
+			off = append(off, r)
+		}
+	}
+	g, err := groupRole(ctx, a, env.Topology)
+	if err != nil {
+		return err
+	}
+	n, err := a.partitionCount(ctx, txnStateTopic)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return fmt.Errorf("find transaction coordinators: %s does not exist", txnStateTopic)
+	}
+	for _, id := range a.cellTxnIDs(ctx, env) {
+		off = append(off, txnCoordinatorRole(id, coordinatorPartition(id, n)))
+	}
+	began := time.Now()
+	moved, err := moveRolesOff(ctx, env, a, leader, append(off, g))
+	prepared(env, began, map[string]string{"action": "coordinators moved off the input partition's leader",
+		"node": strconv.Itoa(int(leader)), "leader_of": target, "moved_off": joinMoved(moved)})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	inputsOnLeader, err := a.ledBy(ctx, env.Topology.InputTopic, leader)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(inputsOnLeader, target) {
+		return fmt.Errorf("the leader of %s moved off broker %d while coordinators moved off it", target, leader)
+	}
+
+	var held []string
+	for _, l := range ls {
+		if l.Kind == cluster.LinkInternal && l.To == leader && l.From != leader {
+			held = append(held, l.Name)
+		}
+	}
+	if len(held) == 0 {
+		return fmt.Errorf("hold markers to broker %d: no links from other brokers", leader)
+	}
+	slices.Sort(held)
+	h := markerHold{api: api, links: held, fault: "leader-markers", cell: env.Topology.Prefix}
+	settlesAcks := func(parts []string) bool {
+		return slices.ContainsFunc(parts, func(p string) bool { return slices.Contains(inputsOnLeader, p) })
+	}
+
+	var commit heldCommit
+	for attempt := 1; ; attempt++ {
+		if err := h.set(ctx); err != nil {
+			h.remove(ctx)
+			return err
+		}
+		env.tookHold()
+		commit, err = h.waitCommit(ctx, a, env, settlesAcks)
+		if err == nil {
+			break
+		}
+		h.remove(ctx)
+		if ctx.Err() != nil || errors.Is(err, errNoMarker) {
+			return nil // the fault did not fire (UNKNOWN)
+		}
+		if !errors.Is(err, errAbortMarker) || attempt == holdAttempts {
+			return err
+		}
+	}
+
+	var pending []string
+	for _, part := range strings.Split(commit.partitions, ",") {
+		if slices.Contains(inputsOnLeader, part) {
+			pending = append(pending, part)
+		}
+	}
+	killedAt := time.Now()
+	if err := env.Cluster.(cluster.Processes).Kill(context.WithoutCancel(ctx), leader); err != nil {
+		h.remove(ctx)
+		return fmt.Errorf("kill broker %d: %w", leader, err)
+	}
+	fired(env, PointMarkersHeldAtLeader, killedAt, map[string]string{
+		"node": strconv.Itoa(int(leader)), "action": "kill -9 of an input partition's leader with a commit's WriteTxnMarkers to it held",
+		"leader_of": target, "transactional_id": commit.txnID, "producer_id": strconv.FormatInt(commit.producerID, 10),
+		"producer_epoch": strconv.Itoa(int(commit.epoch)), "markers_held_since": commit.heldAt.UTC().Format(time.RFC3339Nano),
+		"marker_partitions": commit.partitions, MarkersOfInputsAttr: strings.Join(pending, ","),
+		"held_links": strings.Join(held, ","), "moved_off": joinMoved(moved),
+	})
+
+	discarded := h.waitDiscarded(ctx)
+	h.remove(ctx)
+	healed(env, time.Now(), map[string]string{"action": "markers hold removed",
+		"discarded_bytes": strconv.FormatInt(discarded, 10)})
+	sleepCtx(ctx, downTime)
+	if err := restartBroker(ctx, env, leader); err != nil {
+		return err
+	}
+	healed(env, time.Now(), completion(ctx, a, commit))
+	return nil
+}
+
+// MarkersOfInputsAttr is the fault-fired attribute of
+// dataLeaderKillAfterEndTxn naming the input partitions among the held
+// markers' (comma-separated): where the acks of the held commit were
+// pending when their leader died. Empty when the held commit acked nothing
+// through the broker (explicit and ledger cells; a native cell whose
+// commits at the leader all wrote only outputs there).
+const MarkersOfInputsAttr = "input_partitions_held"
