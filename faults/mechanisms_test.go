@@ -120,7 +120,7 @@ func TestCase4NeedsTheLinksBetweenBrokers(t *testing.T) {
 // mechanisms is every cluster fault, by the name its scenario has.
 func mechanisms() map[string]Mechanism {
 	m := map[string]Mechanism{"broker-kill": BrokerKill, "coordinator-crash-after-endtxn": CoordinatorCrashAfterEndTxn,
-		"share-state-leader-kill": ShareStateLeaderKill, "data-leader-kill": DataLeaderKill, "partition": Partition,
+		"share-state-leader-kill": ShareStateLeaderKill, "data-leader-kill": DataLeaderKill, "data-leader-kill-after-endtxn": DataLeaderKillAfterEndTxn, "partition": Partition,
 		"slow-network": SlowNetwork, "rolling-restart": RollingRestart, "late-endtxn": LateEndTxn}
 	beyond := func() []Part {
 		var ps []Part
