@@ -65,16 +65,11 @@ func dataLeaderKillAfterEndTxn(ctx context.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	n, err := a.partitionCount(ctx, txnStateTopic)
+	txnRoles, err := txnCoordinatorRoles(ctx, a, roles, a.cellTxnIDs(ctx, env))
 	if err != nil {
 		return err
 	}
-	if n == 0 {
-		return fmt.Errorf("find transaction coordinators: %s does not exist", txnStateTopic)
-	}
-	for _, id := range a.cellTxnIDs(ctx, env) {
-		off = append(off, txnCoordinatorRole(id, coordinatorPartition(id, n)))
-	}
+	off = append(off, txnRoles...)
 	began := time.Now()
 	moved, err := moveRolesOff(ctx, env, a, leader, append(off, g))
 	prepared(env, began, map[string]string{"action": "coordinators moved off the input partition's leader",
@@ -157,6 +152,33 @@ func dataLeaderKillAfterEndTxn(ctx context.Context, env Env) error {
 	}
 	healed(env, time.Now(), completion(ctx, a, commit))
 	return nil
+}
+
+// txnCoordinatorRoles are the transaction coordinators of ids. Each is
+// asked for first: the fault may act before the cell's workers initialized
+// their producers, and Kafka creates the transaction log on the first
+// FindCoordinator for a transactional id.
+func txnCoordinatorRoles(ctx context.Context, a *admin, roles cluster.Roles, ids []string) ([]role, error) {
+	for _, id := range ids {
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		_, err := roles.Coordinator(cctx, cluster.CoordTransaction, id)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("find transaction coordinator of %s: %w", id, err)
+		}
+	}
+	n, err := a.partitionCount(ctx, txnStateTopic)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("find transaction coordinators: %s does not exist", txnStateTopic)
+	}
+	var out []role
+	for _, id := range ids {
+		out = append(out, txnCoordinatorRole(id, coordinatorPartition(id, n)))
+	}
+	return out, nil
 }
 
 // MarkersOfInputsAttr is the fault-fired attribute of
