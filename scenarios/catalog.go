@@ -86,6 +86,18 @@ func rows() []Scenario {
 			Expect:   exactlyOnceElse(nothing, implicitCrashDuplicates),
 			Evidence: []Evidence{firedAt(string(ctp.PointAfterSend)), redelivered}},
 
+		// Beyond the KIP's list: a rolling deploy of the CTP app. A graceful
+		// stop mid-transaction must abort the open transaction (its output
+		// stays invisible to read_committed) and give the batch back
+		// (explicit: RELEASE; implicit and transactional: whatever closing
+		// the share consumer does), so every mode must show nothing: a
+		// client whose close accepts the last polled batch would lose it,
+		// the one thing this row exists to find out (FINDINGS.md 17).
+		{Name: "graceful-stop-mid-txn", Case: "beyond", About: "SIGTERM after the outputs were sent and flushed, before acks and commit: the worker aborts, gives its batch back, closes and exits (a rolling deploy); the replacement reuses the transactional id",
+			Worker:   &WorkerFault{Point: ctp.PointAfterSend, Action: ctp.ActionTerm},
+			Expect:   exactlyOnceElse(nothing, nothing),
+			Evidence: []Evidence{firedAt(string(ctp.PointAfterSend)), abortedOnStop, redelivered}},
+
 		// Case 3: "pending acks discarded with the abort; reprocessed; no
 		// loss, no dup"; explicit and implicit: "n/a" (no acks in their
 		// transactions).

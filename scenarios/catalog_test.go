@@ -33,6 +33,7 @@ func TestExpectationsFollowTheOracle(t *testing.T) {
 		{"crash-before-begin", nil, nil, dup},
 		{"crash-after-send", nil, nil, dup},
 		{"crash-after-send-fresh-id", nil, nil, dup},
+		{"graceful-stop-mid-txn", nil, nil, nil},
 		{"coordinator-crash-after-endtxn", nil, dup, dupLost},
 		{"crash-after-commit", nil, dup, dup},
 		{"zombie-fenced", nil, dup, dupLost},

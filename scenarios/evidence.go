@@ -177,6 +177,30 @@ var (
 		})
 )
 
+// abortedOnStop: the armed worker, stopped gracefully at its point (term),
+// aborted the transaction it had open when the fault fired, and then wrote
+// its stop event: the graceful stop path ran, rather than a crash or a
+// commit of the stopped transaction.
+var abortedOnStop = Evidence{Name: "the stopped worker aborted its transaction, then stopped",
+	Missing: "the stopped worker did not abort its open transaction before its stop event",
+	Find: func(h history.History, _ Conditions) (bool, string) {
+		a, ok := findArmed(h)
+		if !ok {
+			return false, ""
+		}
+		var aborted int64
+		for _, e := range h[a.idx+1:] {
+			switch {
+			case e.Worker != a.fired.Worker:
+			case e.F == history.FAbort && e.Type == history.OK && e.Txn == a.fired.Txn:
+				aborted = e.TS
+			case e.F == history.FStop && aborted != 0:
+				return true, fmt.Sprintf("%s aborted txn %d at %s and stopped at %s", e.Worker, a.fired.Txn, a.at(aborted), a.at(e.TS))
+			}
+		}
+		return false, ""
+	}}
+
 // secondAcquisition: another worker acquired a record of the armed batch
 // after the firing and before the armed worker's next transaction ended (its
 // commit or abort returned): two holders of one record at once, the race the

@@ -190,3 +190,47 @@ func TestAcksSpannedEvidence(t *testing.T) {
 		t.Errorf("ledger: evidence %v, want none", ev)
 	}
 }
+
+// graceful-stop-mid-txn: the stopped worker's own transaction must abort
+// before its stop event; a commit, another transaction's abort, or no stop
+// event is not the graceful stop path.
+func TestAbortedOnStopEvidence(t *testing.T) {
+	row, _ := Lookup("graceful-stop-mid-txn")
+	txn := func(e history.Event, seq int64) history.Event { e.Txn = seq; return e }
+	fired := fire(3, "w1.1", ctp.PointAfterSend, ctp.ActionTerm)
+	fired.Txn = 2
+	base := history.History{
+		ev(1, "w1.1", history.OK, history.FPoll, "r-1"),
+		txn(ev(2, "w1.1", history.OK, history.FSend), 2),
+		fired,
+	}
+	redelivery := ev(9, "w1.2", history.OK, history.FPoll, "r-1")
+	cases := []struct {
+		name    string
+		h       history.History
+		missing string // "" when every piece is shown
+	}{
+		{"aborted, then stopped", append(clone(base), txn(ev(4, "w1.1", history.OK, history.FAbort), 2),
+			ev(5, "w1.1", history.Info, history.FStop), redelivery), ""},
+		{"committed instead", append(clone(base), txn(ev(4, "w1.1", history.OK, history.FCommit), 2),
+			ev(5, "w1.1", history.Info, history.FStop), redelivery), "did not abort"},
+		{"another transaction aborted", append(clone(base), txn(ev(4, "w1.1", history.OK, history.FAbort), 1),
+			ev(5, "w1.1", history.Info, history.FStop), redelivery), "did not abort"},
+		{"another worker aborted", append(clone(base), txn(ev(4, "w2.1", history.OK, history.FAbort), 2),
+			ev(5, "w1.1", history.Info, history.FStop), redelivery), "did not abort"},
+		{"aborted, never stopped", append(clone(base), txn(ev(4, "w1.1", history.OK, history.FAbort), 2), redelivery), "did not abort"},
+		{"stopped, never redelivered", append(clone(base), txn(ev(4, "w1.1", history.OK, history.FAbort), 2),
+			ev(5, "w1.1", history.Info, history.FStop)), "delivered again"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, missing := Show(row.Evidence, c.h, Conditions{})
+			switch {
+			case c.missing == "" && missing != nil:
+				t.Fatalf("missing %q, want every piece shown", missing.Name)
+			case c.missing != "" && (missing == nil || !strings.Contains(missing.Missing, c.missing)):
+				t.Fatalf("missing %+v, want one saying %q", missing, c.missing)
+			}
+		})
+	}
+}

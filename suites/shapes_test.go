@@ -20,7 +20,7 @@ func TestWorkerRowsFireInExtremeShapes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs an embedded cluster per shape; skipped with -short")
 	}
-	rows := []string{"crash-before-begin", "crash-after-send", "crash-after-commit", "zombie-fenced", "explicit-abort"}
+	rows := []string{"crash-before-begin", "crash-after-send", "graceful-stop-mid-txn", "crash-after-commit", "zombie-fenced", "explicit-abort"}
 	shapes := []struct {
 		partitions, batch int32
 		workers, records  int

@@ -56,8 +56,11 @@ type Config struct {
 	Client string
 }
 
-// Set runs a cell's worker processes and replaces each one that dies (a
-// crash point, a fence) with a new incarnation of the same slot. Only the
+// Set runs a cell's worker processes and replaces each one that ends (a
+// crash point, a fence, or a graceful stop mid-run: the term fault's rolling
+// deploy, whose worker exits 0, or 143 for the JVM's SIGTERM) with a new
+// incarnation of the same slot; how a worker ended is no harness error, only
+// a slot that keeps ending (maxIncarnations) is. Only the
 // first incarnation of the armed slot is armed; replacements never are.
 type Set struct {
 	Config

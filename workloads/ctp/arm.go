@@ -36,6 +36,12 @@ const (
 	// ActionAbort: write fault-fired, then abort the transaction instead of
 	// committing it (case 6: a validation failure on one batch).
 	ActionAbort Action = "abort"
+	// ActionTerm: write fault-fired, then SIGTERM the worker's own process: a
+	// rolling deploy's graceful stop arriving mid-transaction. The worker's
+	// own stop path (its signal handler) must then abort the open
+	// transaction, give the batch back and exit; the orchestrator replaces
+	// it as it replaces a killed one.
+	ActionTerm Action = "term"
 	// ActionStop: write fault-fired, then SIGSTOP the worker's own process: a
 	// zombie whose connections stay up (case 5). The orchestrator starts its
 	// replacement with the same transactional id and later resumes it.
@@ -62,7 +68,7 @@ const (
 // Actions are what a row (or a scenario file) may arm a worker with.
 // ActionHoldRedelivered is not among them: it is ActionStallOverlap's other
 // half, armed by the runner on the other workers (Arm.Follower).
-var Actions = []Action{ActionKill, ActionAbort, ActionStop, ActionFailProduce, ActionStall, ActionStallOverlap}
+var Actions = []Action{ActionKill, ActionTerm, ActionAbort, ActionStop, ActionFailProduce, ActionStall, ActionStallOverlap}
 
 // Stalls reports whether the armed worker holds its point for Arm.Stall.
 func (a Action) Stalls() bool { return a == ActionStall || a == ActionStallOverlap }

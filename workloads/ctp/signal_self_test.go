@@ -1,9 +1,11 @@
 package ctp
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"syscall"
 	"testing"
 	"time"
@@ -23,6 +25,18 @@ func TestMain(m *testing.M) {
 	case "stop":
 		signalSelf(syscall.SIGSTOP)
 		fmt.Println("resumed")
+		os.Exit(0)
+	case "term":
+		// As the worker role's main: SIGTERM cancels the loop's context.
+		ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+		defer cancel()
+		signalSelf(syscall.SIGTERM)
+		select {
+		case <-ctx.Done():
+			fmt.Println("stopping")
+		case <-time.After(5 * time.Second):
+			fmt.Println("SIGTERM never cancelled the context")
+		}
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -72,4 +86,15 @@ func TestSignalSelfStop(t *testing.T) {
 		t.Errorf("after SIGCONT the child wrote %q, want \"resumed\"", got)
 	}
 	_, _ = syscall.Wait4(cmd.Process.Pid, &ws, 0, nil)
+}
+
+// ActionTerm's signal must reach the process's handler (the graceful stop
+// path), not end the process the default way: the child exits 0 itself.
+func TestSignalSelfTerm(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), signalSelfChild+"=term")
+	out, err := cmd.Output()
+	if err != nil || string(out) != "stopping\n" {
+		t.Fatalf("child ended %v (%v) writing %q, want exit 0 writing \"stopping\"", cmd.ProcessState, err, out)
+	}
 }

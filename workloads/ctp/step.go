@@ -114,6 +114,9 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 	if w.armedAt(PointAfterSend) {
 		w.fire(ctx, PointAfterSend, batch)
 	}
+	if stopped, err := w.abortIfStopping(ctx, batch); stopped {
+		return err
+	}
 
 	if w.acker != nil && mutated(MutantAcksOutsideTxn) {
 		// A plain ACCEPT in every realization: the native one too, whose
@@ -182,6 +185,10 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 		}
 	}
 
+	if stopped, err := w.abortIfStopping(ctx, batch); stopped {
+		return err
+	}
+
 	w.event(history.Event{Type: history.Invoke, F: history.FCommit, Txn: w.txnSeq, Records: recs(batch)})
 	commitStart := time.Now()
 	// The commit never runs under the caller's cancellable context: a
@@ -237,6 +244,20 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 		}
 		return w.replaceProducer(ctx)
 	}
+}
+
+// abortIfStopping aborts the open transaction and gives the batch back when
+// a graceful stop (SIGTERM cancels ctx) came during it, and reports whether
+// it did. It is checked after the send and before the commit: a stop that
+// let the transaction commit would be no stop at all (the commit itself is
+// never cancelled, see transact), and one that went on to the acks would
+// fail them on the cancelled context and record a failure that is no
+// failure. The Java worker checks its stopping flag at the same places.
+func (w *Worker) abortIfStopping(ctx context.Context, batch []*kgo.Record) (bool, error) {
+	if ctx.Err() == nil {
+		return false, nil
+	}
+	return true, w.abort(ctx, batch, "worker stopping (SIGTERM)")
 }
 
 // abort aborts the open transaction and releases the batch (implicit mode

@@ -234,7 +234,8 @@ func (w *Worker) event(e history.Event) {
 
 // fire records that the armed fault fired and performs its action on the
 // batch the worker holds. Kill never returns; stop returns once the process
-// is continued; stall returns after Arm.Stall (or when ctx ends), renewing
+// is continued; term returns once the stop it sent took effect (ctx
+// cancelled); stall returns after Arm.Stall (or when ctx ends), renewing
 // the batch's locks meanwhile when the worker renews (renew.go).
 func (w *Worker) fire(ctx context.Context, p Point, batch []*kgo.Record) {
 	w.event(history.Event{Type: history.Info, F: history.FFaultFired, Fault: w.cfg.Arm.Fault,
@@ -244,6 +245,19 @@ func (w *Worker) fire(ctx context.Context, p Point, batch []*kgo.Record) {
 		// The event above is in the kernel already (one write(2), no buffer).
 		signalSelf(syscall.SIGKILL)
 		select {} // never reached: nothing of the loop may run after the point
+	case ActionTerm:
+		// A graceful stop mid-transaction: the signal goes through the
+		// worker role's handler (signal.NotifyContext), which cancels ctx,
+		// exactly as the orchestrator's SIGTERM does. The handler runs on
+		// another goroutine, so wait for it here: the loop's next stop
+		// check (abortIfStopping) must see the stop, not race it.
+		signalSelf(syscall.SIGTERM)
+		select {
+		case <-ctx.Done():
+		case <-time.After(w.cfg.RequestTimeout.D()):
+			w.event(history.Event{Type: history.Info, F: history.FFaultError, Fault: w.cfg.Arm.Fault,
+				Error: "SIGTERM did not stop the worker (no signal handler cancels its context)"})
+		}
 	case ActionStop:
 		// Freeze here, mid-transaction, connections up; the orchestrator
 		// sends SIGCONT once the replacement has fenced us.

@@ -131,3 +131,43 @@ func TestZombieCommitIsAnomaly(t *testing.T) {
 		})
 	}
 }
+
+// Must pass: a term after which the worker aborts, releases its batch and
+// stops. Must be UNKNOWN: one after which it commits (a stop that did not
+// stop the transaction), naming the worker and the step.
+func TestFaultPointTerm(t *testing.T) {
+	cell := func(late func(w *checkWorker, recs []history.Rec)) *checkCell {
+		c := newCheckCell(ctp.Explicit, "", 5)
+		w1 := c.worker("w1.1")
+		recs := w1.poll(1, checkSpan(0, 5)...)
+		w1.begin()
+		w1.send(recs)
+		w1.faultAction("graceful-stop-mid-txn", ctp.PointAfterSend, ctp.ActionTerm)
+		late(w1, recs)
+		w1.stop("")
+		c.worker("w1.2").process(2, checkSpan(0, 5)...)
+		return c
+	}
+	t.Run("aborted", func(t *testing.T) {
+		res := check.Run(cell(func(w *checkWorker, recs []history.Rec) {
+			w.abort()
+			w.ack(history.AckRelease, recs)
+		}).obs, checkAllowed(t, ctp.Explicit, "graceful-stop-mid-txn"))
+		checkWant(t, res, verdict.Pass, nil)
+		if p := checkPart(t, res, "fault-points"); p.Verdict != verdict.Pass {
+			t.Errorf("fault-points %+v", p)
+		}
+	})
+	t.Run("committed", func(t *testing.T) {
+		res := check.Run(cell(func(w *checkWorker, recs []history.Rec) {
+			w.commit(recs, history.OK)
+		}).obs, checkAllowed(t, ctp.Explicit, "graceful-stop-mid-txn"))
+		if !strings.HasPrefix(res.Reason, "the fault did not act at its point: w1.1 did commit invoke") ||
+			!strings.Contains(res.Reason, "aborting and stopping") {
+			t.Errorf("reason %q", res.Reason)
+		}
+		if p := checkPart(t, res, "fault-points"); p.Verdict != verdict.Unknown {
+			t.Errorf("fault-points %+v", p)
+		}
+	})
+}

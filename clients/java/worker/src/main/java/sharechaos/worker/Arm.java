@@ -18,6 +18,7 @@ final class Arm {
 
     // Actions.
     static final String KILL = "kill";
+    static final String TERM = "term";
     static final String ABORT = "abort";
     static final String STOP = "stop";
     static final String FAIL_PRODUCE = "fail-produce";
@@ -25,7 +26,7 @@ final class Arm {
     static final String STALL_OVERLAP = "stall-overlap";
     static final String HOLD_REDELIVERED = "hold-redelivered";
 
-    static final Set<String> ACTIONS = Set.of(KILL, ABORT, STOP, FAIL_PRODUCE, STALL, STALL_OVERLAP, HOLD_REDELIVERED);
+    static final Set<String> ACTIONS = Set.of(KILL, TERM, ABORT, STOP, FAIL_PRODUCE, STALL, STALL_OVERLAP, HOLD_REDELIVERED);
 
     static final Arm NONE = new Arm("", "", "", 0, Duration.ZERO);
 

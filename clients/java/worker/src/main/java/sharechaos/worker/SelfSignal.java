@@ -50,6 +50,16 @@ final class SelfSignal {
         send("STOP");
     }
 
+    /**
+     * SIGTERMs this process: the JVM starts its shutdown, whose hook (Main)
+     * asks the loop to stop, as a SIGTERM from the orchestrator does. The
+     * hook runs on its own thread, so the caller waits for the stop request
+     * (Worker's stop latch) before its next step.
+     */
+    static void term() {
+        send("TERM");
+    }
+
     private static void send(String sig) {
         try {
             Process p = new ProcessBuilder("kill", "-" + sig, Long.toString(PID)).inheritIO().start();

@@ -404,6 +404,9 @@ final class Worker {
         if (cfg.arm.at(Arm.AFTER_SEND, batches)) {
             fire(Arm.AFTER_SEND);
         }
+        if (abortIfStopping(batch)) {
+            return;
+        }
 
         if (acker != null) {
             event(new Event(Event.INVOKE, Event.TXN_ACKS).txn(txnSeq).records(recs(batch)));
@@ -449,11 +452,7 @@ final class Worker {
                 return;
             }
         }
-        if (stopping) {
-            // SIGTERM before the commit: a graceful stop aborts the open
-            // transaction and releases its batch (the Go worker's cancelled
-            // context fails the step's next wait the same way).
-            abort(batch, "worker stopping (SIGTERM)");
+        if (abortIfStopping(batch)) {
             return;
         }
 
@@ -659,8 +658,23 @@ final class Worker {
     }
 
     /**
+     * A graceful stop (SIGTERM) during the transaction aborts it and releases
+     * its batch: checked after the send and before the commit, as the Go
+     * worker's abortIfStopping, so that a stop neither commits nor goes on to
+     * the transaction's acks.
+     */
+    private boolean abortIfStopping(List<ConsumerRecord<String, String>> batch) throws Exception {
+        if (!stopping) {
+            return false;
+        }
+        abort(batch, "worker stopping (SIGTERM)");
+        return true;
+    }
+
+    /**
      * Records that the armed fault fired and performs its action: kill never
-     * returns; stop returns once the process is continued; stall returns after
+     * returns; stop returns once the process is continued; term returns once
+     * the shutdown hook asked the loop to stop; stall returns after
      * the arm's stall (or at a stop request).
      */
     private void fire(String point) throws InterruptedException {
@@ -669,6 +683,17 @@ final class Worker {
         switch (cfg.arm.action) {
             case Arm.KILL:
                 SelfSignal.kill(); // the event above is in the kernel already
+                break;
+            case Arm.TERM:
+                // A graceful stop mid-transaction, through the JVM's
+                // shutdown hook as a rolling deploy's SIGTERM: wait until
+                // the hook asked the loop to stop, so that the next stop
+                // check (abortIfStopping) sees it rather than races it.
+                SelfSignal.term();
+                if (!stopLatch.await(cfg.requestTimeout.toNanos(), TimeUnit.NANOSECONDS)) {
+                    event(new Event(Event.INFO, Event.FAULT_ERROR).fault(cfg.arm.fault, "")
+                            .error("SIGTERM did not stop the worker (its shutdown hook never asked the loop to stop)"));
+                }
                 break;
             case Arm.STOP:
                 // Freeze here, connections up; the orchestrator sends SIGCONT

@@ -178,4 +178,25 @@ class GoldenTest {
         Object v = m.get(k);
         return v == null ? "" : (String) v;
     }
+
+    /**
+     * Every action the Go worker has (workloads/ctp/arm.go's Action
+     * constants) is one the Java worker knows: a row armed with one it did
+     * not know would be refused as a bad config instead of run.
+     */
+    @Test
+    void everyGoActionIsKnown() throws Exception {
+        java.util.regex.Pattern decl = java.util.regex.Pattern.compile("^\\s*Action\\w+\\s+Action\\s*=\\s*\"([^\"]+)\"");
+        List<String> goActions = new ArrayList<>();
+        for (String line : Files.readAllLines(root().resolve("workloads/ctp/arm.go"), StandardCharsets.UTF_8)) {
+            java.util.regex.Matcher m = decl.matcher(line);
+            if (m.find()) {
+                goActions.add(m.group(1));
+            }
+        }
+        assertTrue(goActions.contains(Arm.TERM), "arm.go's actions " + goActions);
+        for (String a : goActions) {
+            assertTrue(Arm.ACTIONS.contains(a), "the Go action " + a + " is unknown to the Java worker");
+        }
+    }
 }

@@ -87,6 +87,17 @@ class UnitTest {
         assertEquals(Duration.ofSeconds(30), c.requestTimeout);
     }
 
+    /** The graceful-stop row's arm parses and runs (no config problem). */
+    @Test
+    void termArmParses() {
+        WorkerConfig c = WorkerConfig.parse("{\"bootstrap\":[\"h:1\"],\"group\":\"g\",\"input_topic\":\"i\",\"output_topic\":\"o\","
+                + "\"transactional_id\":\"t\",\"history_path\":\"/h\",\"mode\":\"explicit\",\"max_records\":10,"
+                + "\"arm\":{\"fault\":\"graceful-stop-mid-txn\",\"point\":\"after-send\",\"action\":\"term\",\"batch\":2}}");
+        assertEquals(Arm.TERM, c.arm.action);
+        assertTrue(c.arm.at(Arm.AFTER_SEND, 2));
+        assertEquals(List.of(), c.problems());
+    }
+
     @Test
     void mainRefusesBadArguments() {
         assertEquals(64, Main.run(new String[] {}));
