@@ -36,8 +36,10 @@ const (
 	// holdAttempts: a held ABORT marker is let go and the hold set again.
 	holdAttempts = 3
 	// preferWait bounds the wait for a preferred commit's markers
-	// (markerHold.waitCommit) once some commit's are held.
-	preferWait = 10 * time.Second
+	// (markerHold.waitCommit) once some commit's are held: the worker whose
+	// commit is held is stuck, and may be the only member that could
+	// write the preferred kind (the one assigned that input partition).
+	preferWait = 3 * time.Second
 )
 
 // needsHeldMarkers is what a fault that holds a commit's WriteTxnMarkers
@@ -192,6 +194,8 @@ type heldCommit struct {
 var (
 	errNoMarker    = errors.New("no transaction of the cell committed through the coordinator")
 	errAbortMarker = errors.New("the first held markers were an ABORT's")
+	// errNotPreferred: commits were held, none of the kind asked for.
+	errNotPreferred = errors.New("no held commit of the kind asked for")
 )
 
 // markerHold is a capture and a hold of WriteTxnMarkers on each link from
@@ -246,7 +250,7 @@ func (h markerHold) remove(ctx context.Context) {
 // cell that runs alone) are not the cell's: the wait goes on. With prefer,
 // a commit whose marker partitions it accepts is waited for up to
 // preferWait after the first commit was caught (later transactions' markers
-// are held too), and the first is taken when none comes.
+// are held too), and errNotPreferred returned when none comes.
 func (h markerHold) waitCommit(ctx context.Context, a *admin, env Env, prefer func(partitions []string) bool) (heldCommit, error) {
 	producers := map[int64]string{}
 	deadline := time.Now().Add(markerWait)
@@ -293,13 +297,10 @@ func (h markerHold) waitCommit(ctx context.Context, a *admin, env Env, prefer fu
 				}
 			}
 		}
-		if first != nil && time.Since(first.heldAt) > preferWait {
-			return *first, nil
+		if first != nil && (time.Since(first.heldAt) > preferWait || time.Now().After(deadline)) {
+			return *first, fmt.Errorf("hold markers of %s (%s): %w", first.txnID, first.partitions, errNotPreferred)
 		}
 		if time.Now().After(deadline) {
-			if first != nil {
-				return *first, nil
-			}
 			return heldCommit{}, errNoMarker
 		}
 		if !sleepCtx(ctx, 100*time.Millisecond) {

@@ -30,8 +30,8 @@ const PointMarkersHeldAtLeader = "markers-held-at-leader"
 // coordinator, the transaction coordinators of the cell's ids, so that
 // every marker to L crosses a link), holds WriteTxnMarkers on every link
 // into L, waits until a transaction of the cell committed with its markers
-// to L held (one naming an input partition when one comes: acks pending at
-// L), SIGKILLs L, lets go of the hold once L's connections are gone (the
+// to L held (one naming an input partition: acks pending at L; a commit of
+// outputs only is let go and the hold set again, a few times), SIGKILLs L, lets go of the hold once L's connections are gone (the
 // coordinator retries its markers to the partitions' new leaders), and
 // restarts L. The new leader must settle the acks exactly once.
 func dataLeaderKillAfterEndTxn(ctx context.Context, env Env) error {
@@ -103,6 +103,9 @@ func dataLeaderKillAfterEndTxn(ctx context.Context, env Env) error {
 		return slices.ContainsFunc(parts, func(p string) bool { return slices.Contains(inputsOnLeader, p) })
 	}
 
+	// A held commit that wrote only outputs at the leader is let go and the
+	// hold set again, until one with acks there is caught; the last attempt
+	// takes any commit (explicit and ledger cells have no other kind).
 	var commit heldCommit
 	for attempt := 1; ; attempt++ {
 		if err := h.set(ctx); err != nil {
@@ -110,7 +113,11 @@ func dataLeaderKillAfterEndTxn(ctx context.Context, env Env) error {
 			return err
 		}
 		env.tookHold()
-		commit, err = h.waitCommit(ctx, a, env, settlesAcks)
+		prefer := settlesAcks
+		if attempt == leaderHoldAttempts {
+			prefer = nil
+		}
+		commit, err = h.waitCommit(ctx, a, env, prefer)
 		if err == nil {
 			break
 		}
@@ -118,7 +125,7 @@ func dataLeaderKillAfterEndTxn(ctx context.Context, env Env) error {
 		if ctx.Err() != nil || errors.Is(err, errNoMarker) {
 			return nil // the fault did not fire (UNKNOWN)
 		}
-		if !errors.Is(err, errAbortMarker) || attempt == holdAttempts {
+		if !(errors.Is(err, errAbortMarker) || errors.Is(err, errNotPreferred)) || attempt == leaderHoldAttempts {
 			return err
 		}
 	}
@@ -180,6 +187,10 @@ func txnCoordinatorRoles(ctx context.Context, a *admin, roles cluster.Roles, ids
 	}
 	return out, nil
 }
+
+// leaderHoldAttempts bounds how often dataLeaderKillAfterEndTxn lets a
+// held commit go and holds again.
+const leaderHoldAttempts = 6
 
 // MarkersOfInputsAttr is the fault-fired attribute of
 // dataLeaderKillAfterEndTxn naming the input partitions among the held
