@@ -176,10 +176,15 @@ func clientLacks(p Plan) string {
 	}
 	need := map[string]bool{workerset.OptionRenew: p.Scenario.Worker != nil && p.Scenario.Worker.Renew,
 		workerset.OptionPoison: p.Scenario.PoisonEvery > 0}
-	for _, o := range c.Lacks {
-		if need[o] {
-			return fmt.Sprintf("the row needs the loop's %s option, which the %s worker does not have", o, c.Name)
+	for _, l := range c.Lacks {
+		if !need[l.Option] || !l.In(p.Mode) {
+			continue
 		}
+		where := ""
+		if l.Modes != nil {
+			where = fmt.Sprintf(" in the %s mode", p.Mode)
+		}
+		return fmt.Sprintf("the row needs the loop's %s option, which the %s worker does not have%s: %s", l.Option, c.Name, where, l.Why)
 	}
 	return ""
 }
