@@ -57,11 +57,13 @@ func Run(ctx context.Context, env Env, s Settings, plan Plan) (cell result.Cell)
 	defer plan.Share.exit(ctx, r)
 	cell = r.stub(loadNote)
 	defer func() { cell.DurationS = time.Since(started).Seconds() }()
-	if why := clientLacks(plan); why != "" {
+	// The row's own reason first: it holds for every client (dlq-poison's
+	// implicit cells), so a client's lack in that mode would hide it.
+	if why := plan.Scenario.NAReason(plan.Mode, plan.Realization, env.Cluster, s.Shape(env.Cluster)); why != "" {
 		cell.Verdict, cell.Reason = verdict.NA, why
 		return cell
 	}
-	if why := plan.Scenario.NAReason(plan.Mode, plan.Realization, env.Cluster, s.Shape(env.Cluster)); why != "" {
+	if why := clientLacks(plan); why != "" {
 		cell.Verdict, cell.Reason = verdict.NA, why
 		return cell
 	}
