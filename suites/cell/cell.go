@@ -57,11 +57,13 @@ func Run(ctx context.Context, env Env, s Settings, plan Plan) (cell result.Cell)
 	defer plan.Share.exit(ctx, r)
 	cell = r.stub(loadNote)
 	defer func() { cell.DurationS = time.Since(started).Seconds() }()
-	if why := clientLacks(plan); why != "" {
+	// The row's own reason first: it holds for every client (dlq-poison's
+	// implicit cells), so a client's lack in that mode would hide it.
+	if why := plan.Scenario.NAReason(plan.Mode, plan.Realization, env.Cluster, s.Shape(env.Cluster)); why != "" {
 		cell.Verdict, cell.Reason = verdict.NA, why
 		return cell
 	}
-	if why := plan.Scenario.NAReason(plan.Mode, plan.Realization, env.Cluster, s.Shape(env.Cluster)); why != "" {
+	if why := clientLacks(plan); why != "" {
 		cell.Verdict, cell.Reason = verdict.NA, why
 		return cell
 	}
@@ -176,10 +178,15 @@ func clientLacks(p Plan) string {
 	}
 	need := map[string]bool{workerset.OptionRenew: p.Scenario.Worker != nil && p.Scenario.Worker.Renew,
 		workerset.OptionPoison: p.Scenario.PoisonEvery > 0}
-	for _, o := range c.Lacks {
-		if need[o] {
-			return fmt.Sprintf("the row needs the loop's %s option, which the %s worker does not have", o, c.Name)
+	for _, l := range c.Lacks {
+		if !need[l.Option] || !l.In(p.Mode) {
+			continue
 		}
+		where := ""
+		if l.Modes != nil {
+			where = fmt.Sprintf(" in the %s mode", p.Mode)
+		}
+		return fmt.Sprintf("the row needs the loop's %s option, which the %s worker does not have%s: %s", l.Option, c.Name, where, l.Why)
 	}
 	return ""
 }

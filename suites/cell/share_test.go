@@ -120,17 +120,29 @@ func TestFaultShareCellThatStopsEarly(t *testing.T) {
 	}
 }
 
-// TestClientLacks: a row that needs renew or poison is N/A on a client
-// without them, and runs on one that has them.
+// TestClientLacks: a row that needs renew or poison runs on both clients,
+// except on the Java worker in the implicit mode, where Kafka's consumer
+// acknowledges nothing itself: N/A there, naming why.
 func TestClientLacks(t *testing.T) {
 	renew := scenarios.Scenario{Name: "r", Worker: &scenarios.WorkerFault{Renew: true}}
 	poison := scenarios.Scenario{Name: "p", PoisonEvery: 100}
 	for _, s := range []scenarios.Scenario{renew, poison} {
-		if why := clientLacks(Plan{Scenario: s, Client: workerset.ClientJava}); why == "" {
-			t.Errorf("%s on java: no N/A", s.Name)
+		for _, m := range []ctp.AckMode{ctp.Explicit, ctp.Transactional} {
+			p := Plan{Scenario: s, Mode: m, Client: workerset.ClientJava}
+			if m == ctp.Transactional {
+				p.Realization = ctp.RealizationLedger
+			}
+			if why := clientLacks(p); why != "" {
+				t.Errorf("%s %s on java: %s", s.Name, m, why)
+			}
 		}
-		if why := clientLacks(Plan{Scenario: s, Client: workerset.ClientGo}); why != "" {
-			t.Errorf("%s on go: %s", s.Name, why)
+		if why := clientLacks(Plan{Scenario: s, Mode: ctp.Implicit, Client: workerset.ClientJava}); !strings.Contains(why, "in the implicit mode") {
+			t.Errorf("%s implicit on java: %q, want N/A (in the implicit mode)", s.Name, why)
+		}
+		for _, m := range []ctp.AckMode{ctp.Implicit, ctp.Explicit, ctp.Transactional} {
+			if why := clientLacks(Plan{Scenario: s, Mode: m, Client: workerset.ClientGo}); why != "" {
+				t.Errorf("%s %s on go: %s", s.Name, m, why)
+			}
 		}
 	}
 	if why := clientLacks(Plan{Scenario: scenarios.Scenario{Name: "steady"}, Client: workerset.ClientJava}); why != "" {

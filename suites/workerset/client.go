@@ -28,8 +28,9 @@ type Client struct {
 	// one).
 	Realizations []string
 	// Lacks are the loop options it does not have (OptionRenew,
-	// OptionPoison): a row that needs one is N/A on it, never run without.
-	Lacks []string
+	// OptionPoison), in some modes or all: a row's cell that needs one is
+	// N/A on it, never run without.
+	Lacks []Lack
 	// Find says what it needs on this machine that is missing (nil: ready),
 	// before anything runs.
 	Find func() error
@@ -42,6 +43,23 @@ const (
 	OptionRenew  = "renew"
 	OptionPoison = "poison"
 )
+
+// Lack is a loop option a client does not have in Modes (nil: in any
+// mode); Why ends the cell's N/A note.
+type Lack struct {
+	Option string
+	Modes  []ctp.AckMode
+	Why    string
+}
+
+// In reports whether the lack applies to a cell of mode.
+func (l Lack) In(mode ctp.AckMode) bool { return l.Modes == nil || slices.Contains(l.Modes, mode) }
+
+// javaImplicit: Kafka's KafkaShareConsumer in implicit acknowledgement
+// mode throws at every acknowledge call, so the Java worker can neither
+// RENEW a batch nor RELEASE a poison record there (the Go worker's kgo
+// client marks acks in any mode).
+const javaImplicit = "Kafka's KafkaShareConsumer refuses every acknowledgement in the implicit mode, RENEW and RELEASE included"
 
 // The clients' names.
 const (
@@ -58,9 +76,10 @@ var Clients = []Client{
 	// transactional KafkaProducer; clients/java/worker, issue 24).
 	{Name: ClientJava, About: "client: java (Apache Kafka's KafkaShareConsumer and KafkaProducer, clients/java/worker)",
 		Realizations: []string{ctp.RealizationLedger},
-		Lacks:        []string{OptionRenew, OptionPoison},
-		Find:         func() error { _, err := javaCommand(); return err },
-		Command:      javaWorkerCommand},
+		Lacks: []Lack{{Option: OptionRenew, Modes: []ctp.AckMode{ctp.Implicit}, Why: javaImplicit},
+			{Option: OptionPoison, Modes: []ctp.AckMode{ctp.Implicit}, Why: javaImplicit}},
+		Find:    func() error { _, err := javaCommand(); return err },
+		Command: javaWorkerCommand},
 }
 
 // LookupClient finds a client by name; "" is the default.

@@ -23,6 +23,8 @@ func TestWorkerConfigGolden(t *testing.T) {
 		Client: clientcfg.Config{Protocol: clientcfg.SASLSSL, Mechanism: clientcfg.MechScramSHA512, Username: "u",
 			CAFile: "/ca.pem", SkipHostnameCheck: true},
 		MemberTags: MemberTagsSend,
+		Renew:      &Renew{Every: Duration(5 * time.Second), Lock: Duration(15 * time.Second)},
+		Poison:     &Poison{Every: 100, Offset: 7},
 	}
 	want, err := json.MarshalIndent(cfg, "", "  ")
 	if err != nil {

@@ -67,6 +67,8 @@ final class ShareSource implements AutoCloseable {
         final List<String> rejected = new ArrayList<>();
         /** A failure that leaves the outcome unknown (commitSync threw); null when it returned. */
         Exception error;
+        /** Records a renew's poll acquired that were of no batch, and released. */
+        int strays;
     }
 
     /**
@@ -111,16 +113,17 @@ final class ShareSource implements AutoCloseable {
      * Renews the locks of batch (RENEW, committed synchronously) and polls at
      * once, without waiting, so the renewed records are in flight again: Kafka's
      * client hands a renewed record back only through poll, and refuses to
-     * acknowledge it until then. Returns what went wrong ("" when nothing):
-     * records whose renew failed are dropped by the client. Records the poll
-     * brought that are not of batch (none expected: no prefetch) are released.
+     * acknowledge it until then. The result is the RENEW's, as an ack's: the
+     * partitions the broker refused and the records the client would not
+     * take, or the commitSync failure that leaves the outcome unknown; a
+     * renewed record the poll did not hand back is rejected too (the worker
+     * no longer holds it: the client refuses to acknowledge it). Records
+     * whose renew failed are dropped by the client. Records the poll brought
+     * that are not of batch (none expected: no prefetch) are released.
      */
-    String renew(List<ConsumerRecord<String, String>> batch, Duration timeout) {
+    AckResult renew(List<ConsumerRecord<String, String>> batch, Duration timeout) {
         AckResult res = ack(AcknowledgeType.RENEW, batch, timeout);
-        List<String> problems = new ArrayList<>(res.rejected);
-        if (res.error != null) {
-            problems.add("commitSync: " + res.error);
-        }
+        boolean failed = !res.rejected.isEmpty() || res.error != null;
         Set<String> want = new HashSet<>();
         for (ConsumerRecord<String, String> r : batch) {
             want.add(r.topic() + "/" + r.partition() + "/" + r.offset());
@@ -133,7 +136,7 @@ final class ShareSource implements AutoCloseable {
             for (ConsumerRecord<String, String> r : consumer.poll(Duration.ZERO)) {
                 got.add(r);
             }
-            if (got.isEmpty() && !problems.isEmpty()) {
+            if (got.isEmpty() && failed) {
                 break; // what failed to renew will not come back
             }
             for (ConsumerRecord<String, String> r : got) {
@@ -149,13 +152,14 @@ final class ShareSource implements AutoCloseable {
             }
         }
         if (!strays.isEmpty()) {
-            problems.add("the poll after the renew acquired " + strays.size() + " records of no batch: released");
+            // Not the renew's outcome: the strays go back, and only the reader hears of it.
             ack(AcknowledgeType.RELEASE, strays, timeout);
+            res.strays = strays.size();
         }
-        if (back.size() < want.size()) {
-            problems.add((want.size() - back.size()) + " of " + want.size() + " renewed records not handed back by poll");
+        if (back.size() < want.size() && res.error == null) {
+            res.rejected.add((want.size() - back.size()) + " of " + want.size() + " renewed records not handed back by poll");
         }
-        return String.join("; ", problems);
+        return res;
     }
 
     private static void sleep(long ms) {

@@ -62,6 +62,8 @@ final class Worker {
     private boolean held;
     private int batches;
     private long txnSeq;
+    /** The batch the loop is processing: what a stall at a fault point holds, and renews. */
+    private List<ConsumerRecord<String, String>> holding = List.of();
     /** What the step in progress (or the last one) did: a stepped worker's answer. */
     private StepResult last = new StepResult();
     /** Where the acknowledgement commit callback's events say they came from. */
@@ -329,6 +331,18 @@ final class Worker {
         batches++;
         last.records = batch.size();
         event(new Event(Event.OK, Event.POLL).records(recs(batch)));
+        if (cfg.poison != null) {
+            List<ConsumerRecord<String, String>> poison = cfg.poison.of(batch);
+            if (!poison.isEmpty()) {
+                // Unprocessable: back to the broker at once, no output, until
+                // it archives them (delivery-count limit) or dead-letters them.
+                ack(AcknowledgeType.RELEASE, poison);
+                batch = without(batch, poison);
+                if (batch.isEmpty()) {
+                    return;
+                }
+            }
+        }
 
         if (acker != null) {
             List<ConsumerRecord<String, String>> done;
@@ -353,6 +367,7 @@ final class Worker {
         if (ackedEarly) {
             ack(AcknowledgeType.ACCEPT, batch);
         }
+        holding = batch;
         if (cfg.arm.at(Arm.BEFORE_BEGIN, batches) || holdsRedelivered(batch)) {
             fire(Arm.BEFORE_BEGIN);
         }
@@ -586,15 +601,80 @@ final class Worker {
             last[0] = System.nanoTime();
             during = "renew";
             long start = System.nanoTime();
-            String problems = src.renew(batch, cfg.requestTimeout);
+            ShareSource.AckResult r = src.renew(batch, cfg.requestTimeout);
             during = "poll";
-            // The Go worker writes no renew events; these are the Java
-            // client's RENEW round trips (acknowledge RENEW, commitSync, poll
-            // to have the records back), for the reader: no checker needs them.
+            List<String> problems = new ArrayList<>(r.rejected);
+            if (r.error != null) {
+                problems.add("commitSync: " + msg(r.error));
+            }
+            // The Go worker renews only in a stall (renewStalled); these are
+            // the Java client's RENEW round trips while a ledger read waits
+            // (acknowledge RENEW, commitSync, poll to have the records back),
+            // for the reader: no checker needs them.
             Event e = new Event(problems.isEmpty() ? Event.OK : Event.FAIL, Event.RENEW).records(recs(batch))
-                    .dur(System.nanoTime() - start).error(problems);
+                    .dur(System.nanoTime() - start).error(String.join("; ", problems));
             event(e);
         };
+    }
+
+    /**
+     * Go's Worker.stall (renew.go): holds the batch for the arm's stall (or
+     * until a stop is asked), connections up; a worker that renews sends
+     * RENEW for the batch every renew.every meanwhile, on Go's ticker's
+     * schedule (a renewal that overruns a period skips the missed ones). A
+     * renewal the broker refuses is recorded and the stall goes on: the
+     * row's evidence and the checker read what happened.
+     */
+    private void stall() throws InterruptedException {
+        long end = System.nanoTime() + cfg.arm.stall.toNanos();
+        boolean renews = cfg.renew != null && cfg.renew.every.toNanos() > 0 && !holding.isEmpty();
+        long every = renews ? cfg.renew.every.toNanos() : 0;
+        long next = renews ? System.nanoTime() + every : Long.MAX_VALUE;
+        while (!stopping) {
+            long now = System.nanoTime();
+            if (now - end >= 0) {
+                return;
+            }
+            if (renews && now - next >= 0) {
+                renewStalled();
+                while (System.nanoTime() - next >= 0) {
+                    next += every;
+                }
+                continue;
+            }
+            long wake = renews && next - end < 0 ? next : end;
+            stopLatch.await(wake - now, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /**
+     * Go's Worker.renew: one RENEW for the held batch, and its answer as the
+     * Go worker writes it: ok with the time the broker holds the records
+     * until (the renew's start plus the lock), fail with what the broker or
+     * the client refused, info when the outcome is unknown.
+     */
+    private void renewStalled() {
+        List<Event.Rec> rs = recs(holding);
+        event(new Event(Event.INVOKE, Event.RENEW).txn(txnSeq).records(rs));
+        java.time.Instant at = java.time.Instant.now();
+        long start = System.nanoTime();
+        during = "renew";
+        ShareSource.AckResult r = src.renew(holding, cfg.requestTimeout);
+        during = "poll";
+        long d = System.nanoTime() - start;
+        if (r.error != null) {
+            event(new Event(Event.INFO, Event.RENEW).txn(txnSeq).records(rs).error(msg(r.error)).dur(d));
+        } else if (!r.rejected.isEmpty()) {
+            event(new Event(Event.FAIL, Event.RENEW).txn(txnSeq).records(rs).error(String.join("; ", r.rejected)).dur(d));
+        } else {
+            long until = at.getEpochSecond() * 1_000_000_000L + at.getNano() + cfg.renew.lock.toNanos();
+            event(new Event(Event.OK, Event.RENEW).txn(txnSeq).records(rs).dur(d)
+                    .attr(Renew.ATTR_LOCK_UNTIL, Long.toString(until)));
+        }
+        if (r.strays > 0) {
+            event(new Event(Event.INFO, Event.CLIENT).attr("during", "renew")
+                    .error("the poll after the renew acquired " + r.strays + " records of no batch: released"));
+        }
     }
 
     /**
@@ -707,7 +787,7 @@ final class Worker {
             case Arm.HOLD_REDELIVERED:
                 // Hold what the point holds (the batch's acquisitions, an open
                 // transaction), connections up, then go on with the loop.
-                stopLatch.await(cfg.arm.stall.toNanos(), TimeUnit.NANOSECONDS);
+                stall();
                 break;
             default:
                 break;

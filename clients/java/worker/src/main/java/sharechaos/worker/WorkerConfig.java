@@ -39,6 +39,10 @@ final class WorkerConfig {
     Duration requestTimeout = Duration.ZERO;
     Arm arm = Arm.NONE;
     ClientSecurity client = new ClientSecurity();
+    /** Renews a stalled batch's locks (KIP-1222); null: never. */
+    Renew renew;
+    /** Names the inputs the worker cannot process; null: none. */
+    Poison poison;
     /** Steps paced from stdin ({@link Stepped}), not a free-running loop. */
     boolean stepped;
 
@@ -80,6 +84,16 @@ final class WorkerConfig {
         if (arm instanceof Map) {
             Map<String, Object> a = (Map<String, Object>) arm;
             c.arm = new Arm(str(a, "fault"), str(a, "point"), str(a, "action"), (int) num(a, "batch"), dur(a, "stall"));
+        }
+        Object renew = m.get("renew");
+        if (renew instanceof Map) {
+            Map<String, Object> r = (Map<String, Object>) renew;
+            c.renew = new Renew(dur(r, "every"), dur(r, "lock"));
+        }
+        Object poison = m.get("poison");
+        if (poison instanceof Map) {
+            Map<String, Object> q = (Map<String, Object>) poison;
+            c.poison = new Poison((int) num(q, "every"), (int) num(q, "offset"));
         }
         Object cl = m.get("client");
         if (cl instanceof Map) {
@@ -178,6 +192,17 @@ final class WorkerConfig {
         }
         if (!arm.action.isEmpty() && !Arm.ACTIONS.contains(arm.action)) {
             p.add("arm action \"" + arm.action + "\": unknown to the Java worker");
+        }
+        if (IMPLICIT.equals(mode)) {
+            // Kafka's share consumer in implicit mode refuses every
+            // acknowledge call ("Implicit acknowledgement of delivery is
+            // being used"): it can neither RENEW nor RELEASE a poison record.
+            if (renew != null) {
+                p.add("renew in implicit mode: Kafka's share consumer acknowledges nothing itself there, RENEW neither");
+            }
+            if (poison != null) {
+                p.add("poison in implicit mode: Kafka's share consumer acknowledges nothing itself there, it cannot RELEASE a record");
+            }
         }
         p.addAll(client.problems());
         return p;

@@ -122,7 +122,41 @@ class GoldenTest {
         assertEquals("u", c.client.username);
         assertEquals("/ca.pem", c.client.caFile);
         assertTrue(c.client.skipHostnameCheck);
+        assertEquals(Duration.ofSeconds(5), c.renew.every);
+        assertEquals(Duration.ofSeconds(15), c.renew.lock);
+        assertEquals(100, c.poison.every);
+        assertEquals(7, c.poison.offset);
         assertEquals(List.of(), c.problems());
+    }
+
+    /** The same config in implicit mode: renew and poison are refused by name (Kafka's consumer acknowledges nothing there). */
+    @Test
+    void renewAndPoisonNeedAnExplicitConsumer() throws Exception {
+        String text = new String(Files.readAllBytes(root().resolve("workloads/ctp/testdata/worker_config.golden.json")), StandardCharsets.UTF_8);
+        WorkerConfig c = WorkerConfig.parse(text.replace("\"transactional\"", "\"implicit\""));
+        List<String> p = c.problems();
+        assertEquals(2, p.size(), p.toString());
+        assertTrue(p.get(0).startsWith("renew in implicit mode"), p.toString());
+        assertTrue(p.get(1).startsWith("poison in implicit mode"), p.toString());
+    }
+
+    /** The poison rule: workloads/ctp/testdata/poison_cases.golden.json, Go's Poison.Is answers (TestPoisonGolden). */
+    @Test
+    @SuppressWarnings("unchecked")
+    void poisonRuleIsGos() throws Exception {
+        String text = new String(Files.readAllBytes(root().resolve("workloads/ctp/testdata/poison_cases.golden.json")), StandardCharsets.UTF_8);
+        List<Object> cases = (List<Object>) Json.parse(text);
+        assertFalse(cases.isEmpty());
+        int poison = 0;
+        for (Object o : cases) {
+            Map<String, Object> c = (Map<String, Object>) o;
+            Poison rule = new Poison((int) (long) (Long) c.get("every"), (int) (long) (Long) c.get("offset"));
+            String id = (String) c.get("id");
+            boolean want = (Boolean) c.get("poison");
+            assertEquals(want, rule.is(id), "every " + rule.every + " offset " + rule.offset + " id \"" + id + "\"");
+            poison += want ? 1 : 0;
+        }
+        assertTrue(poison > 0, "the cases poison nothing");
     }
 
     /** The ledger rule: workloads/kip1289/ledger/testdata/rule_cases.golden.json, the Go Book's answers. */
