@@ -2,7 +2,6 @@ package faults
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -31,9 +30,9 @@ const PointMarkersHeldAtLeader = "markers-held-at-leader"
 // every marker to L crosses a link), holds WriteTxnMarkers on every link
 // into L, waits until a transaction of the cell committed with its markers
 // to L held (one naming an input partition: acks pending at L; a commit of
-// outputs only is let go and the hold set again, a few times), SIGKILLs L, lets go of the hold once L's connections are gone (the
-// coordinator retries its markers to the partitions' new leaders), and
-// restarts L. The new leader must settle the acks exactly once.
+// outputs only is let go and the hold set again, a few times), SIGKILLs L,
+// lets go of the hold once L's connections are gone (the coordinator
+// retries its markers to the partitions' new leaders), and restarts L. The new leader must settle the acks exactly once.
 func dataLeaderKillAfterEndTxn(ctx context.Context, env Env) error {
 	a, err := newAdmin(env.Cluster)
 	if err != nil {
@@ -88,46 +87,20 @@ func dataLeaderKillAfterEndTxn(ctx context.Context, env Env) error {
 		return fmt.Errorf("the leader of %s moved off broker %d while coordinators moved off it", target, leader)
 	}
 
-	var held []string
-	for _, l := range ls {
-		if l.Kind == cluster.LinkInternal && l.To == leader && l.From != leader {
-			held = append(held, l.Name)
-		}
-	}
+	held := heldLinks(ls, func(l cluster.Link) bool { return l.To == leader && l.From != leader })
 	if len(held) == 0 {
 		return fmt.Errorf("hold markers to broker %d: no links from other brokers", leader)
 	}
-	slices.Sort(held)
 	h := markerHold{api: api, links: held, fault: "leader-markers", cell: env.Topology.Prefix}
-	settlesAcks := func(parts []string) bool {
-		return slices.ContainsFunc(parts, func(p string) bool { return slices.Contains(inputsOnLeader, p) })
-	}
-
 	// A held commit that wrote only outputs at the leader is let go and the
 	// hold set again, until one with acks there is caught; the last attempt
 	// takes any commit (explicit and ledger cells have no other kind).
-	var commit heldCommit
-	for attempt := 1; ; attempt++ {
-		if err := h.set(ctx); err != nil {
-			h.remove(ctx)
-			return err
-		}
-		env.tookHold()
-		prefer := settlesAcks
-		if attempt == leaderHoldAttempts {
-			prefer = nil
-		}
-		commit, err = h.waitCommit(ctx, a, env, prefer)
-		if err == nil {
-			break
-		}
-		h.remove(ctx)
-		if ctx.Err() != nil || errors.Is(err, errNoMarker) {
-			return nil // the fault did not fire (UNKNOWN)
-		}
-		if !(errors.Is(err, errAbortMarker) || errors.Is(err, errNotPreferred)) || attempt == leaderHoldAttempts {
-			return err
-		}
+	settlesAcks := func(parts []string) bool {
+		return slices.ContainsFunc(parts, func(p string) bool { return slices.Contains(inputsOnLeader, p) })
+	}
+	commit, caught, err := h.catch(ctx, a, env, leaderHoldAttempts, settlesAcks)
+	if !caught {
+		return err
 	}
 
 	var pending []string
@@ -141,18 +114,12 @@ func dataLeaderKillAfterEndTxn(ctx context.Context, env Env) error {
 		h.remove(ctx)
 		return fmt.Errorf("kill broker %d: %w", leader, err)
 	}
-	fired(env, PointMarkersHeldAtLeader, killedAt, map[string]string{
+	fired(env, PointMarkersHeldAtLeader, killedAt, commit.attrs(map[string]string{
 		"node": strconv.Itoa(int(leader)), "action": "kill -9 of an input partition's leader with a commit's WriteTxnMarkers to it held",
-		"leader_of": target, "transactional_id": commit.txnID, "producer_id": strconv.FormatInt(commit.producerID, 10),
-		"producer_epoch": strconv.Itoa(int(commit.epoch)), "markers_held_since": commit.heldAt.UTC().Format(time.RFC3339Nano),
-		"marker_partitions": commit.partitions, MarkersOfInputsAttr: strings.Join(pending, ","),
+		"leader_of": target, MarkersOfInputsAttr: strings.Join(pending, ","),
 		"held_links": strings.Join(held, ","), "moved_off": joinMoved(moved),
-	})
-
-	discarded := h.waitDiscarded(ctx)
-	h.remove(ctx)
-	healed(env, time.Now(), map[string]string{"action": "markers hold removed",
-		"discarded_bytes": strconv.FormatInt(discarded, 10)})
+	}))
+	h.letGo(ctx, env)
 	sleepCtx(ctx, downTime)
 	if err := restartBroker(ctx, env, leader); err != nil {
 		return err
