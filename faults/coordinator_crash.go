@@ -60,14 +60,9 @@ func coordinatorCrashAfterEndTxn(ctx context.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	began := time.Now()
-	moved, err := moveRolesOff(ctx, env, a, coord, slices.Concat(rs, []role{g}, out, others))
-	prepared(env, began, map[string]string{"action": "roles moved off the coordinator's broker",
-		"node": strconv.Itoa(int(coord)), "transactional_id": txnID, "moved_off": joinMoved(moved)})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
+	moved, ended, err := moveOff(ctx, env, a, coord, slices.Concat(rs, []role{g}, out, others),
+		"roles moved off the coordinator's broker", map[string]string{"transactional_id": txnID})
+	if ended || err != nil {
 		return err
 	}
 	cctx, cancel = context.WithTimeout(ctx, 30*time.Second)

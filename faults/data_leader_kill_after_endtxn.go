@@ -69,14 +69,9 @@ func dataLeaderKillAfterEndTxn(ctx context.Context, env Env) error {
 		return err
 	}
 	off = append(off, txnRoles...)
-	began := time.Now()
-	moved, err := moveRolesOff(ctx, env, a, leader, append(off, g))
-	prepared(env, began, map[string]string{"action": "coordinators moved off the input partition's leader",
-		"node": strconv.Itoa(int(leader)), "leader_of": target, "moved_off": joinMoved(moved)})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
+	moved, ended, err := moveOff(ctx, env, a, leader, append(off, g),
+		"coordinators moved off the input partition's leader", map[string]string{"leader_of": target})
+	if ended || err != nil {
 		return err
 	}
 	inputsOnLeader, err := a.ledBy(ctx, env.Topology.InputTopic, leader)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -80,6 +82,22 @@ func groupRole(ctx context.Context, a *admin, topo ctp.Topology) (role, error) {
 	}
 	return role{what: "group coordinator", topic: offsetsTopic, partition: coordinatorPartition(topo.Group, n),
 		kind: cluster.CoordGroup, key: topo.Group}, nil
+}
+
+// moveOff moves rs off node (moveRolesOff) and records it as the fault's
+// preparation: action says why, attrs add what the fault is about. ended
+// reports that the cell ended meanwhile: the fault stops without firing
+// (UNKNOWN), and err is nil.
+func moveOff(ctx context.Context, env Env, a *admin, node cluster.NodeID, rs []role, action string, attrs map[string]string) (moved []string, ended bool, err error) {
+	began := time.Now()
+	moved, err = moveRolesOff(ctx, env, a, node, rs)
+	all := map[string]string{"action": action, "node": strconv.Itoa(int(node)), "moved_off": joinMoved(moved)}
+	maps.Copy(all, attrs)
+	prepared(env, began, all)
+	if err != nil && ctx.Err() != nil {
+		return moved, true, nil
+	}
+	return moved, false, err
 }
 
 // moveRolesOff makes other brokers than node hold every role in rs that

@@ -43,14 +43,8 @@ func shareStateLeaderKill(ctx context.Context, env Env) error {
 			inputs = append(inputs, role{what: what, topic: t.InputTopic, partition: q})
 		}
 	}
-	began := time.Now()
-	moved, err := moveRolesOff(ctx, env, a, node, inputs)
-	prepared(env, began, map[string]string{"action": "input leaders moved off the share coordinator's broker",
-		"node": fmt.Sprint(node), "moved_off": joinMoved(moved)})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
+	moved, ended, err := moveOff(ctx, env, a, node, inputs, "input leaders moved off the share coordinator's broker", nil)
+	if ended || err != nil {
 		return err
 	}
 	return killAndRestart(ctx, env, killPlan{point: "under-load", node: node,
