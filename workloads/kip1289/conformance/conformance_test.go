@@ -125,43 +125,48 @@ func kafkaTarget(t *testing.T) *target {
 		kind: conformance.Kafka,
 		key:  func(s conformance.Settings) string { return s.Policy },
 		start: func(t *testing.T, s conformance.Settings) (conformance.Broker, func()) {
-			ctx := context.Background()
-			require := os.Getenv("SHARECHAOS_REQUIRE_DOCKER") == "1"
-			skip := func(why string) {
-				if require {
-					t.Fatalf("SHARECHAOS_REQUIRE_DOCKER=1 but %s", why)
-				}
-				t.Skip(why)
-			}
-			if ok, why := docker.Available(ctx); !ok {
-				skip("docker backend unavailable: " + why)
-			}
 			image := kip1289Image()
-			if ok, err := docker.ImagePresent(ctx, image); !ok {
-				skip(fmt.Sprintf("image %s missing (make images): %v", image, err))
-			}
-			runID := fmt.Sprintf("test-conformance-%s-%d", s.Policy, os.Getpid())
-			c, err := docker.Start(ctx, docker.Options{Brokers: 1, RunID: runID, KafkaImage: image,
-				BrokerConfigs: map[string]string{"kip1289.pending.lock": s.Policy},
-				LogDir:        logDir(t, runID),
-				Logger:        slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-			if err != nil {
-				if c != nil {
-					_ = c.Close(context.Background())
-				}
-				t.Fatalf("start the patched Kafka: %v", err)
-			}
+			c, stop := startKafka(t, image, fmt.Sprintf("test-conformance-%s-%d", s.Policy, os.Getpid()),
+				map[string]string{"kip1289.pending.lock": s.Policy}, true)
 			t.Logf("patched Kafka %s (pending lock %s) started in %v", image, s.Policy, c.StartTime().Round(time.Millisecond))
 			restart := func(ctx context.Context) error { return c.Restart(ctx, c.Nodes()[0]) }
 			return conformance.Broker{Kind: conformance.Kafka, Settings: s, Bootstrap: c.Bootstrap(), LockPerGroup: true,
-					Restart: restart},
-				func() {
-					if err := c.Close(context.Background()); err != nil {
-						fmt.Fprintf(os.Stderr, "close cluster %s: %v\n", runID, err)
-					}
-				}
+				Restart: restart}, stop
 		},
 		broker: map[string]conformance.Broker{},
+	}
+}
+
+// startKafka starts a single-broker docker cluster of image named runID with
+// configs, or skips t when the engine or the image is missing (a failure
+// instead when required and SHARECHAOS_REQUIRE_DOCKER=1). stop closes it.
+func startKafka(t *testing.T, image, runID string, configs map[string]string, required bool) (*docker.Cluster, func()) {
+	ctx := context.Background()
+	skip := func(why string) {
+		if required && os.Getenv("SHARECHAOS_REQUIRE_DOCKER") == "1" {
+			t.Fatalf("SHARECHAOS_REQUIRE_DOCKER=1 but %s", why)
+		}
+		t.Skip(why)
+	}
+	if ok, why := docker.Available(ctx); !ok {
+		skip("docker backend unavailable: " + why)
+	}
+	if ok, err := docker.ImagePresent(ctx, image); !ok {
+		skip(fmt.Sprintf("image %s missing (make images): %v", image, err))
+	}
+	c, err := docker.Start(ctx, docker.Options{Brokers: 1, RunID: runID, KafkaImage: image,
+		BrokerConfigs: configs, LogDir: logDir(t, runID),
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err != nil {
+		if c != nil {
+			_ = c.Close(context.Background())
+		}
+		t.Fatalf("start %s: %v", image, err)
+	}
+	return c, func() {
+		if err := c.Close(context.Background()); err != nil {
+			fmt.Fprintf(os.Stderr, "close cluster %s: %v\n", runID, err)
+		}
 	}
 }
 
