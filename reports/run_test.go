@@ -300,15 +300,25 @@ func TestJUnit(t *testing.T) {
 
 func TestJUnitNamesRepeatsApart(t *testing.T) {
 	r := result.Result{Runs: []result.Cell{
-		{Scenario: "steady", Mode: "explicit", Backend: "embedded", Verdict: verdict.Pass, Repeat: 0},
 		{Scenario: "steady", Mode: "explicit", Backend: "embedded", Verdict: verdict.Pass, Repeat: 1},
+		{Scenario: "steady", Mode: "explicit", Backend: "embedded", Verdict: verdict.Pass, Repeat: 2},
 	}}
 	var buf bytes.Buffer
 	if err := reports.WriteJUnit(&buf, r); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), `name="steady/explicit/embedded#0"`) || !strings.Contains(buf.String(), `name="steady/explicit/embedded#1"`) {
+	if !strings.Contains(buf.String(), `name="steady/explicit/embedded#1"`) || !strings.Contains(buf.String(), `name="steady/explicit/embedded#2"`) {
 		t.Fatalf("repeats need distinct names:\n%s", buf.String())
+	}
+	// A run of one repeat (numbered 1, as every run's cells are) names its
+	// cells as --scenario and go test -run do.
+	buf.Reset()
+	r.Runs = r.Runs[:1]
+	if err := reports.WriteJUnit(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `name="steady/explicit/embedded"`) {
+		t.Fatalf("a run without repeats names its cells without #:\n%s", buf.String())
 	}
 }
 

@@ -322,7 +322,9 @@ func cellLabel(c result.Cell, all []result.Cell) string {
 func hasRepeats(cells []result.Cell) bool {
 	seen := map[string]bool{}
 	for _, c := range cells {
-		if seen[c.Name()] || c.Repeat != 0 {
+		// Repeats count from 1; a cell of a later repeat says so even when
+		// the run's report holds only some of its cells.
+		if seen[c.Name()] || c.Repeat > 1 {
 			return true
 		}
 		seen[c.Name()] = true
