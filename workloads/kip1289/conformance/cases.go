@@ -31,6 +31,7 @@ type Case struct {
 const (
 	findingFencedCode = "docs/FINDINGS.md 18: a fenced producer's TxnShareAcknowledge is PRODUCER_FENCED on the reference broker, INVALID_PRODUCER_EPOCH on Kafka"
 	findingMemberTags = "docs/FINDINGS.md 19: the member tags at the partition leader: Kafka checks only that the named member holds the records"
+	findingLockAcross = "docs/FINDINGS.md 26: under expire a pending record's lock runs on across a restart on the reference broker; Kafka's new leader restores the entry without a lock, held until its marker"
 )
 
 var long = Settings{Policy: PolicyExpire, Lock: LongLock}
@@ -53,6 +54,8 @@ var Cases = []Case{
 	{Name: "pending-lock-hold", Settings: Settings{Policy: PolicyHold, Lock: ShortLock}, Run: pendingLockHold},
 	{Name: "pending-lock-expire", Settings: Settings{Policy: PolicyExpire, Lock: ShortLock}, Run: pendingLockExpire},
 	// Restarts last: the broker they share comes back on new connections.
+	{Name: "pending-lock-hold-across-restart", Settings: Settings{Policy: PolicyHold, Lock: ShortLock}, Run: pendingLockHoldAcrossRestart},
+	{Name: "pending-lock-expire-across-restart", Settings: Settings{Policy: PolicyExpire, Lock: ShortLock}, Differs: findingLockAcross, Run: pendingLockExpireAcrossRestart},
 	{Name: "pending-survives-restart-then-commit", Settings: long, Run: restartThenCommit},
 	{Name: "pending-survives-restart-commit-before-load", Settings: long, Run: restartCommitBeforeLoad},
 	{Name: "pending-survives-restart-then-abort", Settings: long, Run: restartThenAbort},
@@ -533,6 +536,64 @@ func stageAndRestart(ctx context.Context, e *Env) (a *Member, t *Txn, offsets []
 		err = fmt.Errorf("restart: %w", err)
 	}
 	return
+}
+
+// stageRestartAndOutwaitLock stages a's records, restarts the broker (the
+// share-partition loads again, as at a new leader) and lets member b poll
+// past the records' lock: what b gets is what the lock policy let go across
+// the load.
+func stageRestartAndOutwaitLock(ctx context.Context, e *Env) (a *Member, t *Txn, offsets, bGot []int64, err error) {
+	if a, t, offsets, err = stageAndRestart(ctx, e); err != nil {
+		return
+	}
+	b, err := e.Join(ctx, "b")
+	if err != nil {
+		return
+	}
+	recs, err := b.PollFor(ctx, e.Broker.Settings.Lock+4*time.Second)
+	for _, r := range recs {
+		if slices.Contains(offsets, r.Offset) && !slices.Contains(bGot, r.Offset) {
+			bGot = append(bGot, r.Offset)
+		}
+	}
+	slices.Sort(bGot)
+	return
+}
+
+// Under hold a pending record stays with its transaction across the load:
+// nobody gets it, and the commit materializes it.
+func pendingLockHoldAcrossRestart(ctx context.Context, e *Env) error {
+	a, t, offsets, bGot, err := stageRestartAndOutwaitLock(ctx, e)
+	if err != nil {
+		return err
+	}
+	if len(bGot) > 0 {
+		return fmt.Errorf("hold: member b acquired %v after the restart while their acks were pending", bGot)
+	}
+	if err := t.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return checkMaterialized(ctx, e, a, offsets)
+}
+
+// Under expire the brokers differ (findingLockAcross): the reference broker
+// restores a pending record with its lock's start, so the lock has run out
+// and b gets the records (the KIP's hazard, as without a restart); Kafka's
+// new leader restores the entry with no lock, held until its marker. Either
+// way the commit finalizes them.
+func pendingLockExpireAcrossRestart(ctx context.Context, e *Env) error {
+	a, t, offsets, bGot, err := stageRestartAndOutwaitLock(ctx, e)
+	if err != nil {
+		return err
+	}
+	want := map[Kind][]int64{Reference: offsets, Kafka: nil}[e.Broker.Kind]
+	if !slices.Equal(bGot, want) {
+		return fmt.Errorf("expire (%s): member b acquired %v after the restart, want %v", e.Broker.Kind, bGot, want)
+	}
+	if err := t.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return checkMaterialized(ctx, e, a, offsets)
 }
 
 // While the acks are pending across the restart nobody gets the records; the
