@@ -142,6 +142,47 @@ func TestDockerFaults(t *testing.T) {
 		}
 	})
 
+	t.Run("stranded-txn-leader-move", func(t *testing.T) {
+		// A transaction of the cell left open on the ledger, as a worker
+		// killed after its ledger acks leaves it: only its timeout ends it.
+		stranded, err := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()...), kgo.TransactionalID(topo.TransactionalID(slots+1)),
+			kgo.TransactionTimeout(15*time.Second), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stranded.Close()
+		if err := stranded.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		if err := stranded.ProduceSync(ctx, &kgo.Record{Topic: topo.LedgerTopic, Partition: 0, Value: []byte("stranded")}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		leaders, err := a.leaders(ctx, topo.LedgerTopic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs := run(t, "stranded-txn-leader-move", 3)
+		e := firedEvent(t, evs)
+		if e.Attrs["transactional_id"] != topo.TransactionalID(slots+1) {
+			t.Errorf("moved for %q, want the stranded %s", e.Attrs["transactional_id"], topo.TransactionalID(slots+1))
+		}
+		from := fmt.Sprintf("ledger/0:%d->", leaders[0])
+		if !strings.HasPrefix(e.Attrs["moved"], from) {
+			t.Errorf("moved %q, want the ledger partition's leader moved first (%s...)", e.Attrs["moved"], from)
+		}
+		after, err := a.leaders(ctx, topo.LedgerTopic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after[0] == leaders[0] {
+			t.Errorf("ledger/0 still led by %d", leaders[0])
+		}
+		h := healEvents(evs)
+		if len(h) != 1 || h[0].TS < e.TS || !strings.Contains(h[0].Attrs["state"], "Abort") {
+			t.Errorf("heals %v: want one, after the firing, the coordinator's abort", h)
+		}
+	})
+
 	for i, name := range []string{"partition", "slow-network", "share-state-leader-kill", "data-leader-kill", "broker-kill"} {
 		t.Run(name, func(t *testing.T) {
 			evs := run(t, name, uint64(10+i))

@@ -31,6 +31,9 @@ var (
 	// RollingDowngrade is RollingUpgrade, then the roll back to the old
 	// release, which Kafka may refuse.
 	RollingDowngrade = Mechanism{Act: rollingDowngrade, Needs: needsAll(needsRestarts, needsReleases, needsNewerTarget), Scope: ScopeShared, ChangesRelease: true}
+	// StrandedTxnLeaderMove moves the leaders of a stranded transaction's
+	// staged acks while only the coordinator's timeout can end it.
+	StrandedTxnLeaderMove = Mechanism{Act: strandedTxnLeaderMove, Needs: needsAll(needsRoles, needsSeparateBrokers), Scope: ScopeCell}
 	// LateEndTxn replays a captured EndTxn after a newer transaction began.
 	LateEndTxn = Mechanism{Act: lateEndTxn, Needs: needsAll(needsRoles, needsKafkaToxic), Scope: ScopeCell}
 )

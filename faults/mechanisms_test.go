@@ -121,7 +121,8 @@ func TestCase4NeedsTheLinksBetweenBrokers(t *testing.T) {
 func mechanisms() map[string]Mechanism {
 	m := map[string]Mechanism{"broker-kill": BrokerKill, "coordinator-crash-after-endtxn": CoordinatorCrashAfterEndTxn,
 		"share-state-leader-kill": ShareStateLeaderKill, "data-leader-kill": DataLeaderKill, "data-leader-kill-after-endtxn": DataLeaderKillAfterEndTxn, "partition": Partition,
-		"slow-network": SlowNetwork, "rolling-restart": RollingRestart, "late-endtxn": LateEndTxn}
+		"slow-network": SlowNetwork, "rolling-restart": RollingRestart, "late-endtxn": LateEndTxn,
+		"stranded-txn-leader-move": StrandedTxnLeaderMove}
 	beyond := func() []Part {
 		var ps []Part
 		for _, n := range []string{"broker-kill", "share-state-leader-kill", "data-leader-kill", "partition", "slow-network", "rolling-restart", "late-endtxn"} {

@@ -47,6 +47,17 @@ func needsRoles(c cluster.Cluster) string {
 	return ""
 }
 
+// needsSeparateBrokers: the fault moves a partition's leadership to test
+// what the new leader restores, which needs brokers that each keep their
+// own state. kfake runs every broker in one process over one share state,
+// where a leader move restores nothing.
+func needsSeparateBrokers(c cluster.Cluster) string {
+	if _, ok := c.(cluster.Processes); !ok {
+		return "a leader move must hand a share-partition to another broker to restore: kfake runs every broker in one process over one share state"
+	}
+	return ""
+}
+
 // needsNetwork: the fault acts on the proxies in front of the brokers.
 func needsNetwork(c cluster.Cluster) string {
 	if _, ok := c.(cluster.Network); !ok {

@@ -53,6 +53,11 @@ var (
 // the stalled transaction can still commit after its records' locks ended.
 func outlastStall(lock time.Duration) time.Duration { return stallPastLock(lock) + lock }
 
+// timeoutForMoves is stranded-txn-leader-move's transaction timeout: most of
+// the lock, and at least 12 s, so that the stranded transaction (found 3 s
+// after it began) is still open when its leaders finished moving.
+func timeoutForMoves(lock time.Duration) time.Duration { return max(lock*9/10, 12*time.Second) }
+
 // underLoad is a cluster fault that acts once fraction of the input is done.
 func underLoad(fraction float64, m faults.Mechanism) *ClusterFault {
 	return &ClusterFault{Mechanism: m, AfterLoad: fraction}
@@ -316,6 +321,22 @@ func rows() []Scenario {
 		{Name: "data-leader-kill-after-endtxn", Case: "beyond (4 at the share-partition leader)", About: "EndTxn answered, WriteTxnMarkers to an input partition's leader held by the Kafka-aware toxic, that leader killed and restarted: its pending acks must settle exactly once",
 			Cluster: &ClusterFault{Mechanism: faults.DataLeaderKillAfterEndTxn}, Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
 			Evidence: []Evidence{firedAt(faults.PointMarkersHeldAtLeader), healed}, SettledEvidence: []Evidence{acksPendingAtKilledLeader},
+			Requires: failover},
+		// The transaction times out on the coordinator while its acks'
+		// leader moves: the worker dies after its acks and its replacement
+		// takes a fresh transactional id, so only the coordinator's timeout
+		// ends the transaction; meanwhile the leaders its acks are staged at
+		// (native: the input partitions; the ledger: its partition) move to
+		// other brokers, and the timeout's ABORT markers must release the
+		// acks there, restored as pending. Transactional: no loss, no dup;
+		// explicit and implicit have no acks in their transactions (n/a, as
+		// case 3). The transaction timeout leaves the moves time (12 s at
+		// least; a live transaction is stranded after 3 s).
+		{Name: "stranded-txn-leader-move", Case: "3 (fresh id) + leader move", About: "SIGKILL after the acks went into the transaction, the replacement on a fresh transactional id; while only the coordinator's timeout can end the transaction, the leaders its acks are staged at move to other brokers",
+			Worker:   &WorkerFault{Point: ctp.PointAfterAcks, Action: ctp.ActionKill, FreshID: true, TxnTimeout: timeoutForMoves},
+			Cluster:  &ClusterFault{Mechanism: faults.StrandedTxnLeaderMove},
+			Expect:   exactlyOnceElse(noTxnAcksFor("stranded-txn-leader-move"), noTxnAcksFor("stranded-txn-leader-move")),
+			Evidence: []Evidence{firedAt(string(ctp.PointAfterAcks)), firedAt(faults.PointStrandedTxnMoved), healed, redelivered},
 			Requires: failover},
 		{Name: "partition", Case: "beyond", About: "isolate one broker (all its links), then heal",
 			Cluster: underLoad(0.2, faults.Partition), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),

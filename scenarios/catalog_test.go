@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sharechaos/sharechaos/faults"
 	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/internal/cluster/embedded"
 	"github.com/sharechaos/sharechaos/internal/verdict"
@@ -113,7 +114,7 @@ func TestExpectForReturnsACopy(t *testing.T) {
 	}
 }
 
-// Every row has one fault at most, a case, a line for --help, and every mode.
+// Every row has one fault (a worker arm beside the cell's own cluster fault at most), a case, a line for --help, and every mode.
 func TestRowsAreComplete(t *testing.T) {
 	seen := map[string]bool{}
 	for _, s := range All() {
@@ -124,8 +125,11 @@ func TestRowsAreComplete(t *testing.T) {
 		if s.Case == "" || s.About == "" {
 			t.Errorf("%s: case %q, about %q", s.Name, s.Case, s.About)
 		}
-		if s.Worker != nil && s.Cluster != nil {
-			t.Errorf("%s: a worker arm and a cluster fault", s.Name)
+		// A worker arm beside a cluster fault: the cluster fault acts on
+		// the cell alone, and the arm needs no orchestrator half (a cell
+		// runs one injection).
+		if s.Worker != nil && s.Cluster != nil && (s.Cluster.Scope != faults.ScopeCell || s.Worker.Conduct != nil) {
+			t.Errorf("%s: a worker arm beside a cluster fault that is not the cell's own, or beside a conduct", s.Name)
 		}
 		if s.Cluster != nil && (s.Cluster.Act == nil || s.Cluster.Needs == nil) {
 			t.Errorf("%s: a cluster fault needs Act and Needs", s.Name)

@@ -187,7 +187,11 @@ func (r *run) timePhases(cell *result.Cell, h history.History, rep *faults.Repor
 			declared += wf.Stall(r.s.Lock).Seconds()
 		}
 		if wf.FreshID {
-			declared += r.s.TxnTimeout.Seconds()
+			timeout := r.s.TxnTimeout
+			if wf.TxnTimeout != nil {
+				timeout = wf.TxnTimeout(r.s.Lock)
+			}
+			declared += timeout.Seconds()
 		}
 		waits = max(waits, declared)
 	}
