@@ -10,11 +10,16 @@ import (
 	"github.com/sharechaos/sharechaos/internal/cluster"
 )
 
-// downTime is how long a killed broker stays down: long enough for the
-// controller to fence it and move its leaderships and coordinators
-// (broker.session.timeout.ms is 9 s) only partly, so that clients see both
-// the failover and the broker's return.
-const downTime = 5 * time.Second
+// downTime is how long a killed broker stays down: past the failover, so
+// that its partitions and coordinators get new leaders while it is gone (the
+// controller fences it after broker.session.timeout.ms, 9 s) and then see it
+// come back. Down only 5 s, the broker returned before it was fenced, so a
+// kill never handed a share-partition to another leader while the old one was
+// dead: the failover a new leader restores pending acks in never ran (with
+// 14 s it found FINDINGS 27). Loops whose produce was in flight to the dead
+// broker still wait for the client's request timeout (kgo: about 20 s), so
+// whether acks are pending during the span stays the load's timing.
+const downTime = 14 * time.Second
 
 // restartLimit bounds bringing a broker back (three JVMs on two cores).
 const restartLimit = 3 * time.Minute
