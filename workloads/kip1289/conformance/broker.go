@@ -38,6 +38,9 @@ type Settings struct {
 	Policy string
 	// Lock is the share groups' record lock duration.
 	Lock time.Duration
+	// Brokers is how many brokers the case needs (0: one); a topic is
+	// replicated to every one, so that a leader can fail over.
+	Brokers int
 }
 
 // Broker is a started broker (one node) the cases run on.
@@ -55,4 +58,11 @@ type Broker struct {
 	// data, returning once it answers: the failover one broker can have (its
 	// share-partitions load again from the share coordinator).
 	Restart func(ctx context.Context) error
+	// KillLeader SIGKILLs the leader of topic/partition and returns once
+	// another broker leads it, with what starts the killed one again (nil:
+	// the broker cannot, as the reference broker, one process, cannot).
+	KillLeader func(ctx context.Context, topic string, partition int32) (restart func(context.Context) error, err error)
 }
+
+// replication is the replication factor of a case's topics on b.
+func (b Broker) replication() int16 { return int16(max(b.Settings.Brokers, 1)) }

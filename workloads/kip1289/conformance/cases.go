@@ -23,6 +23,9 @@ type Case struct {
 	// Differs names the docs/FINDINGS.md entry of a step on which the two
 	// brokers answer differently (asserted per broker with wantByKind).
 	Differs string
+	// Only, when set, is the one kind of broker the case can run on (a
+	// failover the other cannot have); the others skip it, saying why.
+	Only Kind
 	// Run performs the case and returns why it failed, or nil.
 	Run func(ctx context.Context, e *Env) error
 }
@@ -57,6 +60,8 @@ var Cases = []Case{
 	{Name: "pending-lock-hold-across-restart", Settings: Settings{Policy: PolicyHold, Lock: ShortLock}, Run: pendingLockHoldAcrossRestart},
 	{Name: "pending-lock-expire-across-restart", Settings: Settings{Policy: PolicyExpire, Lock: ShortLock}, Differs: findingLockAcross, Run: pendingLockExpireAcrossRestart},
 	{Name: "pending-survives-restart-then-commit", Settings: long, Run: restartThenCommit},
+	{Name: "pending-survives-leader-kill-resend-commit", Settings: Settings{Policy: PolicyHold, Lock: LongLock, Brokers: 3},
+		Only: Kafka, Run: leaderKillResendCommit},
 	{Name: "pending-survives-restart-commit-before-load", Settings: long, Run: restartCommitBeforeLoad},
 	{Name: "pending-survives-restart-then-abort", Settings: long, Run: restartThenAbort},
 }
@@ -536,6 +541,68 @@ func stageAndRestart(ctx context.Context, e *Env) (a *Member, t *Txn, offsets []
 		err = fmt.Errorf("restart: %w", err)
 	}
 	return
+}
+
+// A share-partition leader failover with acks pending (FINDINGS 27): a's
+// records are staged at the input partition's leader L, L is SIGKILLed, and
+// once another broker L2 leads the partition, member b's poll there loads the
+// share-partition (the pending set restored, held: b gets nothing); the
+// producer resends the same acks, as a client whose answer was lost with L
+// does, and L2 must answer ok without staging them twice; the commit then
+// materializes them at L2, and L back on its data hands out none of them.
+func leaderKillResendCommit(ctx context.Context, e *Env) error {
+	if e.Broker.KillLeader == nil {
+		return fmt.Errorf("broker %s cannot kill a leader", e.Broker.Kind)
+	}
+	a, offsets, t, err := setupTxn(ctx, e, 3, 0)
+	if err != nil {
+		return err
+	}
+	if err := want("stage", t.EnlistAndAck(ctx, kip1289.AckAccept, a.Tags(), offsets...), nil); err != nil {
+		return err
+	}
+	restart, err := e.Broker.KillLeader(ctx, e.input, 0)
+	if err != nil {
+		return fmt.Errorf("kill the leader: %w", err)
+	}
+	var b *Member
+	// A seed broker may be the dead one: joining retries.
+	if err := Eventually(ctx, 30*time.Second, func() (err error) { b, err = e.Join(ctx, "b"); return err }); err != nil {
+		return err
+	}
+	got, err := b.PollFor(ctx, 3*time.Second) // loads the share-partition at the new leader
+	if err != nil {
+		return err
+	}
+	for _, r := range got {
+		if slices.Contains(offsets, r.Offset) {
+			return fmt.Errorf("offset %d delivered again (delivery %d) at the new leader while its ack was pending", r.Offset, r.DeliveryCount)
+		}
+	}
+	if err := want("the resent acks at the new leader", t.EnlistAndAck(ctx, kip1289.AckAccept, a.Tags(), offsets...), nil); err != nil {
+		return err
+	}
+	// The transaction coordinator may have been on the killed broker too:
+	// the commit is retried until the new one answers.
+	if err := Eventually(ctx, 30*time.Second, func() error { return t.Commit(ctx) }); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	if err := checkMaterialized(ctx, e, b, offsets); err != nil {
+		return err
+	}
+	if err := restart(ctx); err != nil {
+		return fmt.Errorf("restart the killed leader: %w", err)
+	}
+	got, err = b.PollFor(ctx, 3*time.Second)
+	if err != nil {
+		return err
+	}
+	for _, r := range got {
+		if slices.Contains(offsets, r.Offset) {
+			return fmt.Errorf("offset %d delivered again (delivery %d) after the commit and the old leader's return", r.Offset, r.DeliveryCount)
+		}
+	}
+	return nil
 }
 
 // stageRestartAndOutwaitLock stages a's records, restarts the broker (the

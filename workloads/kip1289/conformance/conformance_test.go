@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/internal/cluster/docker"
 	"github.com/sharechaos/sharechaos/internal/cluster/embedded"
 	"github.com/sharechaos/sharechaos/suites/harness"
@@ -63,6 +64,9 @@ func TestConformance(t *testing.T) {
 			owner := t
 			for _, c := range conformance.Cases {
 				t.Run(c.Name, func(t *testing.T) {
+					if c.Only != "" && c.Only != tg.kind {
+						t.Skipf("runs on %s only: a failover %s cannot have", c.Only, tg.kind)
+					}
 					s := c.Settings
 					if s.Policy == "" {
 						s.Policy = conformance.PolicyExpire
@@ -123,24 +127,25 @@ func refTarget(t *testing.T) *target {
 func kafkaTarget(t *testing.T) *target {
 	return &target{
 		kind: conformance.Kafka,
-		key:  func(s conformance.Settings) string { return s.Policy },
+		key:  func(s conformance.Settings) string { return fmt.Sprint(s.Policy, max(s.Brokers, 1)) },
 		start: func(t *testing.T, s conformance.Settings) (conformance.Broker, func()) {
 			image := kip1289Image()
-			c, stop := startKafka(t, image, fmt.Sprintf("test-conformance-%s-%d", s.Policy, os.Getpid()),
+			brokers := max(s.Brokers, 1)
+			c, stop := startKafka(t, image, fmt.Sprintf("test-conformance-%s-%d-%d", s.Policy, brokers, os.Getpid()), brokers,
 				map[string]string{"kip1289.pending.lock": s.Policy}, true)
-			t.Logf("patched Kafka %s (pending lock %s) started in %v", image, s.Policy, c.StartTime().Round(time.Millisecond))
+			t.Logf("patched Kafka %s (pending lock %s, %d brokers) started in %v", image, s.Policy, brokers, c.StartTime().Round(time.Millisecond))
 			restart := func(ctx context.Context) error { return c.Restart(ctx, c.Nodes()[0]) }
 			return conformance.Broker{Kind: conformance.Kafka, Settings: s, Bootstrap: c.Bootstrap(), LockPerGroup: true,
-				Restart: restart}, stop
+				Restart: restart, KillLeader: killLeader(c)}, stop
 		},
 		broker: map[string]conformance.Broker{},
 	}
 }
 
-// startKafka starts a single-broker docker cluster of image named runID with
+// startKafka starts a docker cluster of brokers of image named runID with
 // configs, or skips t when the engine or the image is missing (a failure
 // instead when required and SHARECHAOS_REQUIRE_DOCKER=1). stop closes it.
-func startKafka(t *testing.T, image, runID string, configs map[string]string, required bool) (*docker.Cluster, func()) {
+func startKafka(t *testing.T, image, runID string, brokers int, configs map[string]string, required bool) (*docker.Cluster, func()) {
 	ctx := context.Background()
 	skip := func(why string) {
 		if required && os.Getenv("SHARECHAOS_REQUIRE_DOCKER") == "1" {
@@ -154,7 +159,7 @@ func startKafka(t *testing.T, image, runID string, configs map[string]string, re
 	if ok, err := docker.ImagePresent(ctx, image); !ok {
 		skip(fmt.Sprintf("image %s missing (make images): %v", image, err))
 	}
-	c, err := docker.Start(ctx, docker.Options{Brokers: 1, RunID: runID, KafkaImage: image,
+	c, err := docker.Start(ctx, docker.Options{Brokers: brokers, RunID: runID, KafkaImage: image,
 		BrokerConfigs: configs, LogDir: logDir(t, runID),
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
@@ -167,6 +172,31 @@ func startKafka(t *testing.T, image, runID string, configs map[string]string, re
 		if err := c.Close(context.Background()); err != nil {
 			fmt.Fprintf(os.Stderr, "close cluster %s: %v\n", runID, err)
 		}
+	}
+}
+
+// killLeader SIGKILLs the leader of a partition of c and returns once
+// another broker leads it (the controller fences the dead one after its
+// session timeout), with what restarts the killed broker.
+func killLeader(c *docker.Cluster) func(ctx context.Context, topic string, partition int32) (func(context.Context) error, error) {
+	return func(ctx context.Context, topic string, partition int32) (func(context.Context) error, error) {
+		key := fmt.Sprintf("%s/%d", topic, partition)
+		old, err := c.Coordinator(ctx, cluster.CoordLeader, key)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.Kill(ctx, old); err != nil {
+			return nil, err
+		}
+		restart := func(ctx context.Context) error { return c.Restart(ctx, old) }
+		err = conformance.Eventually(ctx, time.Minute, func() error {
+			now, err := c.Coordinator(ctx, cluster.CoordLeader, key)
+			if err == nil && now == old {
+				err = fmt.Errorf("%s still led by the killed broker %d", key, old)
+			}
+			return err
+		})
+		return restart, err
 	}
 }
 

@@ -52,7 +52,7 @@ func NewEnv(ctx context.Context, b Broker, caseName string) (*Env, error) {
 	e.admin = admin
 	e.closers = append(e.closers, admin.Close)
 	topo := ctp.Topology{Prefix: prefix, InputTopic: e.input, OutputTopic: e.output, LedgerTopic: prefix + "-ledger",
-		Group: e.group, Partitions: 1, Replication: 1, MinISR: 1}
+		Group: e.group, Partitions: 1, Replication: b.replication(), MinISR: 1}
 	g := ctp.GroupConfig{}
 	if b.LockPerGroup {
 		g.Lock = b.Settings.Lock

@@ -56,7 +56,7 @@ func TestLateStateWrite(t *testing.T) {
 	}
 	for _, c := range lateWriteImages {
 		t.Run(c.image, func(t *testing.T) {
-			b, stop := startKafka(t, c.image, lateWriteRunID("test-late-write", c.image), nil, c.required)
+			b, stop := startKafka(t, c.image, lateWriteRunID("test-late-write", c.image), 1, nil, c.required)
 			defer stop()
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
