@@ -496,8 +496,14 @@ func pendingLockHold(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
+	return heldThenCommitted(ctx, e, a, t, offsets, bGot, "")
+}
+
+// heldThenCommitted: under hold member b got none of the pending offsets
+// (when says at what point), and the commit materializes them.
+func heldThenCommitted(ctx context.Context, e *Env, a *Member, t *Txn, offsets, bGot []int64, when string) error {
 	if len(bGot) > 0 {
-		return fmt.Errorf("hold: member b acquired %v while their acks were pending", bGot)
+		return fmt.Errorf("hold: member b acquired %v%s while their acks were pending", bGot, when)
 	}
 	if err := t.Commit(ctx); err != nil {
 		return fmt.Errorf("commit: %w", err)
@@ -634,13 +640,7 @@ func pendingLockHoldAcrossRestart(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	if len(bGot) > 0 {
-		return fmt.Errorf("hold: member b acquired %v after the restart while their acks were pending", bGot)
-	}
-	if err := t.Commit(ctx); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return checkMaterialized(ctx, e, a, offsets)
+	return heldThenCommitted(ctx, e, a, t, offsets, bGot, " after the restart")
 }
 
 // Under expire the brokers differ (findingLockAcross): the reference broker
