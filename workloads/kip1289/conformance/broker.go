@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/sharechaos/sharechaos/internal/cluster"
+
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -61,7 +63,16 @@ type Broker struct {
 	// KillLeader SIGKILLs the leader of topic/partition and returns once
 	// another broker leads it, with what starts the killed one again (nil:
 	// the broker cannot, as the reference broker, one process, cannot).
-	KillLeader func(ctx context.Context, topic string, partition int32) (restart func(context.Context) error, err error)
+	// The roles in spare stay alive: a partition led by a broker that holds
+	// one of them is moved to another broker first.
+	KillLeader func(ctx context.Context, topic string, partition int32, spare []Role) (restart func(context.Context) error, err error)
+}
+
+// Role is a partition's leadership or a coordinator's key (cluster.Roles'
+// terms), which a case needs kept off the broker it kills.
+type Role struct {
+	Kind cluster.CoordKind
+	Key  string
 }
 
 // replication is the replication factor of a case's topics on b.

@@ -177,13 +177,34 @@ func startKafka(t *testing.T, image, runID string, brokers int, configs map[stri
 
 // killLeader SIGKILLs the leader of a partition of c and returns once
 // another broker leads it (the controller fences the dead one after its
-// session timeout), with what restarts the killed broker.
-func killLeader(c *docker.Cluster) func(ctx context.Context, topic string, partition int32) (func(context.Context) error, error) {
-	return func(ctx context.Context, topic string, partition int32) (func(context.Context) error, error) {
+// session timeout), with what restarts the killed broker. A leader that
+// holds one of spare's roles hands the partition to a broker that holds none
+// first (three brokers, two roles: there always is one).
+func killLeader(c *docker.Cluster) func(ctx context.Context, topic string, partition int32, spare []conformance.Role) (func(context.Context) error, error) {
+	return func(ctx context.Context, topic string, partition int32, spare []conformance.Role) (func(context.Context) error, error) {
 		key := fmt.Sprintf("%s/%d", topic, partition)
+		spared := map[cluster.NodeID]bool{}
+		for _, r := range spare {
+			n, err := c.Coordinator(ctx, r.Kind, r.Key)
+			if err != nil {
+				return nil, err
+			}
+			spared[n] = true
+		}
 		old, err := c.Coordinator(ctx, cluster.CoordLeader, key)
 		if err != nil {
 			return nil, err
+		}
+		if spared[old] {
+			for _, n := range c.Nodes() {
+				if !spared[n] {
+					if err := c.MoveLeader(ctx, topic, partition, n); err != nil {
+						return nil, fmt.Errorf("move %s off broker %d: %w", key, old, err)
+					}
+					old = n
+					break
+				}
+			}
 		}
 		if err := c.Kill(ctx, old); err != nil {
 			return nil, err
