@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -177,7 +176,7 @@ func waitTxnEnded(ctx context.Context, env Env, a *admin, txn kadm.DescribedTran
 		now, err := a.describeTxn(ctx, txn.TxnID)
 		if err == nil && !sameOpenTxn(now, txn) {
 			healed(env, time.Now(), map[string]string{"action": "the coordinator ended the stranded transaction",
-				"state": strings.TrimSpace(now.State + " epoch " + strconv.Itoa(int(now.ProducerEpoch)))})
+				"state": now.State + " epoch " + strconv.Itoa(int(now.ProducerEpoch))})
 			return nil
 		}
 		if !sleepCtx(ctx, 100*time.Millisecond) {

@@ -583,10 +583,8 @@ func leaderKillResendCommit(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	for _, r := range got {
-		if slices.Contains(offsets, r.Offset) {
-			return fmt.Errorf("offset %d delivered again (delivery %d) at the new leader while its ack was pending", r.Offset, r.DeliveryCount)
-		}
+	if err := noneRedelivered(got, offsets, "at the new leader while its ack was pending"); err != nil {
+		return err
 	}
 	if err := want("the resent acks at the new leader", t.EnlistAndAck(ctx, kip1289.AckAccept, a.Tags(), offsets...), nil); err != nil {
 		return err
@@ -604,9 +602,18 @@ func leaderKillResendCommit(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
+	if err := noneRedelivered(got, offsets, "after the commit and the old leader's return"); err != nil {
+		return err
+	}
+	return nil
+}
+
+// noneRedelivered: no record of got is one of offsets (when says at what
+// point of the case they must not come back).
+func noneRedelivered(got []*shareconsumer.Record, offsets []int64, when string) error {
 	for _, r := range got {
 		if slices.Contains(offsets, r.Offset) {
-			return fmt.Errorf("offset %d delivered again (delivery %d) after the commit and the old leader's return", r.Offset, r.DeliveryCount)
+			return fmt.Errorf("offset %d delivered again (delivery %d) %s", r.Offset, r.DeliveryCount, when)
 		}
 	}
 	return nil
@@ -676,10 +683,8 @@ func restartThenCommit(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	for _, r := range recs {
-		if slices.Contains(offsets, r.Offset) {
-			return fmt.Errorf("offset %d delivered again (delivery %d) while its ack was pending across the restart", r.Offset, r.DeliveryCount)
-		}
+	if err := noneRedelivered(recs, offsets, "while its ack was pending across the restart"); err != nil {
+		return err
 	}
 	if err := t.Commit(ctx); err != nil {
 		return fmt.Errorf("commit: %w", err)
