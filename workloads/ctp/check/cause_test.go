@@ -269,6 +269,44 @@ func TestDuplicateAfterLockExpiryRaceIsReleased(t *testing.T) {
 	}
 }
 
+// Must pass in explicit, named "lock expired": w2's client prefetched records
+// (delivery 1) beside the batch it stalled on, past the lock; w1 acquired
+// them again (delivery 2), committed and ACCEPTed them ok; w2, its stall
+// over, polled the prefetched delivery 1 from its client and committed it
+// (its ACCEPT refused). The polls are in the other order of the deliveries:
+// the first delivery is the broker's delivery 1, not the earlier poll, and
+// w1's ACCEPT of delivery 2 is no ACCEPT of it (CI, stall-past-lock.yaml:
+// it was judged "ACCEPTed ok, yet processed again"). The same delivery
+// count on both sides is one delivery handed out twice (must fail).
+func TestDuplicateOfADeliveryPrefetchedBeforeAStall(t *testing.T) {
+	for _, second := range []int32{2, 1} {
+		c := newCheckCell(ctp.Explicit, "", 8)
+		w1, w2 := c.worker("w1.1"), c.worker("w2.1")
+		own := w2.poll(1, checkSpan(5, 8)...)
+		w2.begin()
+		w2.send(own)
+		w2.faultAction("stall-past-lock", ctp.PointBeforeCommit, ctp.ActionStall)
+		w1.process(second, checkSpan(0, 5)...) // the records w2's client holds, lock expired
+		w2.commit(own, history.Fail)
+		w2.ackOutcome(history.AckRelease, own, history.Fail)
+		w1.process(2, checkSpan(5, 8)...)
+		prefetched := w2.poll(1, checkSpan(0, 5)...)
+		w2.commitBatch(prefetched)
+		w2.ackOutcome(history.AckAccept, prefetched, history.Fail)
+		w1.stop("")
+		w2.stop("")
+		res := check.Run(c.obs, checkAllowed(t, ctp.Explicit, "lock-expiry-race"))
+		if second == 1 {
+			if n := res.Anomalies[verdict.AnomalyDuplicateUnexplained].Count; n != 5 {
+				t.Errorf("delivery 1 committed by two workers: anomalies %v, want %s 5", res.Anomalies, verdict.AnomalyDuplicateUnexplained)
+			}
+			continue
+		}
+		checkWant(t, res, verdict.Pass, map[string]int{verdict.AnomalyDuplicate: 5})
+		checkCause(t, res, verdict.AnomalyDuplicate, check.CauseLockExpired, 5, "w2.1 stalled holding it (stall-past-lock, stall")
+	}
+}
+
 // Must pass where the row allows duplicates: a cluster fault that fired just
 // before the first delivery and healed after the second (a graceful restart
 // begins its shutdown, and the broker leads until leadership moved) is

@@ -82,9 +82,9 @@ type outputCopy struct {
 }
 
 // outputCopies returns the record's outputs in the order of the deliveries
-// they came from (the polls), then of their transactions' ends (the commit's
-// outcome; a transaction without one at its worker's last event), ties by
-// where the output sits.
+// they came from (the broker's delivery counts, then the polls), then of
+// their transactions' ends (the commit's outcome; a transaction without one
+// at its worker's last event), ties by where the output sits.
 func (s *state) outputCopies(id string, outs []int) []outputCopy {
 	copies := make([]outputCopy, len(outs))
 	for i, idx := range outs {
@@ -101,11 +101,18 @@ func (s *state) outputCopies(id string, outs []int) []outputCopy {
 	}
 	outputs := s.obs.Outputs
 	sort.SliceStable(copies, func(i, j int) bool {
-		// By delivery first: "the first delivery" is the earlier poll. A
-		// worker that held a batch past its lock commits after the worker
-		// that acquired it second (lock-expiry-race), so ordering by the
-		// transactions' ends would judge the second delivery's clean ACCEPT
-		// as the first's and call the duplicate unexplained.
+		// By delivery first: "the first delivery" is the broker's first
+		// acquisition. A worker that held a batch past its lock commits
+		// after the worker that acquired it second (lock-expiry-race), so
+		// ordering by the transactions' ends would judge the second
+		// delivery's clean ACCEPT as the first's and call the duplicate
+		// unexplained. The polls do not order them either: a client
+		// prefetches, and a worker stalled past its lock polls, after
+		// the stall, records its client acquired before it (delivery 1)
+		// that another worker has since had again (delivery 2).
+		if ci, cj := copies[i].from.count, copies[j].from.count; ci != 0 && cj != 0 && ci != cj {
+			return ci < cj
+		}
 		if fi, fj := copies[i].from.ts, copies[j].from.ts; fi != 0 && fj != 0 && fi != fj {
 			return fi < fj
 		}
@@ -232,16 +239,6 @@ func (s *state) judgeDuplicate(a, b outputCopy, acks map[workerRecord][]ackSeen,
 	if later {
 		return s.releasedJudgement(a, b, fmt.Sprintf("%s; it came back as delivery %d", fate.detail, b.from.count))
 	}
-	if b.from.count < a.from.count && b.txn.worker != w {
-		// The outputs are in the other order of their deliveries: the earlier
-		// delivery's worker held its transaction open past the lock (a stall),
-		// the record was delivered again and committed, and the stalled
-		// transaction committed after it (lock-expiry-before-commit). Two
-		// deliveries all the same: a redelivery, not a broker handing one
-		// delivery out twice.
-		return s.releasedJudgement(b, a,
-			fmt.Sprintf("%s's delivery %d committed after delivery %d had been committed: its acquisition ended while it held the transaction", b.txn, b.from.count, a.from.count))
-	}
 	if b.from.ts > a.from.ts {
 		if f, ok := s.clusterFaultBetween(a.from.ts, b.from.ts); ok {
 			// A new leader knows only the persisted share-partition state:
@@ -275,12 +272,30 @@ func (s *state) acceptedJudgement(a, b outputCopy, acked string) dupJudgement {
 // stalled it while it held the record (between its poll and the other
 // delivery's); otherwise something released it (a leader move, a dropped
 // connection), which the history does not name.
+//
+// A first delivery polled after the second one waited in its worker's
+// client, which had acquired it before: a stall that held it there fired
+// after that worker's last poll before the second delivery (a stalled
+// worker does not poll).
 func (s *state) releasedJudgement(held, other outputCopy, detail string) dupJudgement {
-	if f, ok := s.stallBetween(held.txn.worker, held.from.ts, other.from.ts); ok {
+	from := held.from.ts
+	if other.from.ts != 0 && from > other.from.ts {
+		from = s.lastPollBefore(held.txn.worker, other.from.ts)
+	}
+	if f, ok := s.stallBetween(held.txn.worker, from, other.from.ts); ok {
 		return dupJudgement{dupRedelivered, CauseLockExpired,
 			fmt.Sprintf("%s; %s stalled holding it (%s, %s at %s), past its lock", detail, held.txn.worker, f.Name, f.Action, s.at(f.At.UnixNano()))}
 	}
 	return dupJudgement{dupRedelivered, CauseReleased, detail}
+}
+
+// lastPollBefore is when worker last polled before ts (0: never).
+func (s *state) lastPollBefore(worker string, ts int64) int64 {
+	polls := s.pollTimes()[worker]
+	if i := sort.Search(len(polls), func(i int) bool { return polls[i] >= ts }); i > 0 {
+		return polls[i-1]
+	}
+	return 0
 }
 
 // stallBetween is worker's first stall (its own fault holding what it has,

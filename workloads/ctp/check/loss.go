@@ -167,8 +167,12 @@ func (s *state) pollAfter(polls map[string][]int64, worker string, ts int64) int
 	return 0
 }
 
-// pollTimes returns each worker's poll ok times, sorted.
+// pollTimes returns each worker's poll ok times, sorted (read-only: built
+// once, on first use).
 func (s *state) pollTimes() map[string][]int64 {
+	if s.polls != nil {
+		return s.polls
+	}
 	polls := make(map[string][]int64)
 	for _, e := range s.obs.History {
 		if e.F == history.FPoll && e.Type == history.OK {
@@ -178,6 +182,7 @@ func (s *state) pollTimes() map[string][]int64 {
 	for _, ts := range polls {
 		sort.Slice(ts, func(i, j int) bool { return ts[i] < ts[j] })
 	}
+	s.polls = polls
 	return polls
 }
 

@@ -62,6 +62,9 @@ type state struct {
 	// leaderMoves are the cluster faults' preparations that moved leaders,
 	// each acting from its start to its end (FaultFiring.until).
 	leaderMoves []FaultFiring
+	// polls are each worker's poll ok times, oldest first, built on first
+	// use (pollTimes).
+	polls map[string][]int64
 	// whole is set when the observation is a part of a cell (RunSubset).
 	whole *Whole
 }
