@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sharechaos/sharechaos/internal/cluster"
+	"github.com/sharechaos/sharechaos/internal/cluster/kafkarole"
 )
 
 // answerGrace lets the EndTxn response leave the coordinator: Kafka queues
@@ -118,12 +119,12 @@ func otherTxnRoles(ctx context.Context, a *admin, chosen string, ids []string) (
 	if n == 0 {
 		return nil, nil, fmt.Errorf("find transaction coordinators: %s does not exist", txnStateTopic)
 	}
-	own := coordinatorPartition(chosen, n)
+	own := kafkarole.CoordinatorPartition(chosen, n)
 	for _, id := range ids {
 		if id == chosen {
 			continue
 		}
-		p := coordinatorPartition(id, n)
+		p := kafkarole.CoordinatorPartition(id, n)
 		if p == own {
 			sharing = append(sharing, id)
 			continue

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sharechaos/sharechaos/internal/cluster"
+	"github.com/sharechaos/sharechaos/internal/cluster/kafkarole"
 )
 
 // PointMarkersHeldAtLeader is where dataLeaderKillAfterEndTxn fires: a
@@ -145,7 +146,7 @@ func txnCoordinatorRoles(ctx context.Context, a *admin, roles cluster.Roles, ids
 	}
 	var out []role
 	for _, id := range ids {
-		out = append(out, txnCoordinatorRole(id, coordinatorPartition(id, n)))
+		out = append(out, txnCoordinatorRole(id, kafkarole.CoordinatorPartition(id, n)))
 	}
 	return out, nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/sharechaos/sharechaos/internal/clustertest/dockertest"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -19,6 +18,8 @@ import (
 	"github.com/sharechaos/sharechaos/faults/kafkatoxic"
 	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/internal/cluster/docker"
+	"github.com/sharechaos/sharechaos/internal/cluster/kafkarole"
+	"github.com/sharechaos/sharechaos/internal/clustertest/dockertest"
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
@@ -287,7 +288,7 @@ func checkPlacement(t *testing.T, ctx context.Context, c *docker.Cluster, a *adm
 	if err != nil || n == 0 {
 		t.Fatalf("partitions of %s: %d, %v", topic, n, err)
 	}
-	p := coordinatorPartition(key, n)
+	p := kafkarole.CoordinatorPartition(key, n)
 	leaders, err := a.leaders(ctx, topic)
 	if err != nil {
 		t.Fatal(err)

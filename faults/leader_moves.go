@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sharechaos/sharechaos/internal/cluster"
+	"github.com/sharechaos/sharechaos/internal/cluster/kafkarole"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
@@ -49,7 +50,7 @@ func inputRoles(ctx context.Context, a *admin, topo ctp.Topology) ([]role, error
 			return nil, err
 		}
 		out = append(out, role{what: "share-state of " + what, topic: shareStateTopic,
-			partition: coordinatorPartition(key, stateParts), kind: cluster.CoordShareState, key: key})
+			partition: kafkarole.CoordinatorPartition(key, stateParts), kind: cluster.CoordShareState, key: key})
 	}
 	return out, nil
 }
@@ -80,7 +81,7 @@ func groupRole(ctx context.Context, a *admin, topo ctp.Topology) (role, error) {
 	if n == 0 {
 		return role{}, fmt.Errorf("find group coordinator partition: %s does not exist", offsetsTopic)
 	}
-	return role{what: "group coordinator", topic: offsetsTopic, partition: coordinatorPartition(topo.Group, n),
+	return role{what: "group coordinator", topic: offsetsTopic, partition: kafkarole.CoordinatorPartition(topo.Group, n),
 		kind: cluster.CoordGroup, key: topo.Group}, nil
 }
 

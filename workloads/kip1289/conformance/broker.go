@@ -64,8 +64,9 @@ type Broker struct {
 	// another broker leads it, with what starts the killed one again (nil:
 	// the broker cannot, as the reference broker, one process, cannot).
 	// The roles in spare stay alive: a partition led by a broker that holds
-	// one of them is moved to another broker first.
-	KillLeader func(ctx context.Context, topic string, partition int32, spare []Role) (restart func(context.Context) error, err error)
+	// one of them is moved to another broker first. The coordinator roles
+	// in with die with it: they are moved onto the leader before the kill.
+	KillLeader func(ctx context.Context, topic string, partition int32, spare, with []Role) (restart func(context.Context) error, err error)
 }
 
 // Role is a partition's leadership or a coordinator's key (cluster.Roles'

@@ -63,6 +63,8 @@ var Cases = []Case{
 	{Name: "pending-survives-restart-then-commit", Settings: long, Run: restartThenCommit},
 	{Name: "pending-survives-leader-kill-resend-commit", Settings: Settings{Policy: PolicyHold, Lock: LongLock, Brokers: 3},
 		Only: Kafka, Run: leaderKillResendCommit},
+	{Name: "pending-survives-leader-and-share-state-kill-commit", Settings: Settings{Policy: PolicyHold, Lock: LongLock, Brokers: 3},
+		Only: Kafka, Run: leaderAndShareStateKillThenCommit},
 	{Name: "pending-survives-restart-commit-before-load", Settings: long, Run: restartCommitBeforeLoad},
 	{Name: "pending-survives-restart-then-abort", Settings: long, Run: restartThenAbort},
 }
@@ -570,7 +572,7 @@ func leaderKillResendCommit(ctx context.Context, e *Env) error {
 	}
 	// The transaction's coordinator and its output's leader stay up: the
 	// commit must reach them (the case is about the input's leader).
-	restart, err := e.Broker.KillLeader(ctx, e.input, 0, []Role{{cluster.CoordTransaction, t.txnID}, {cluster.CoordLeader, e.output + "/0"}})
+	restart, err := e.Broker.KillLeader(ctx, e.input, 0, spareForCommit(e, t), nil)
 	if err != nil {
 		return fmt.Errorf("kill the leader: %w", err)
 	}
@@ -606,6 +608,60 @@ func leaderKillResendCommit(ctx context.Context, e *Env) error {
 		return err
 	}
 	return nil
+}
+
+// spareForCommit are the roles a commit of t needs alive: its transaction's
+// coordinator and its output's leader (the cases kill the input's leader).
+func spareForCommit(e *Env, t *Txn) []Role {
+	return []Role{{cluster.CoordTransaction, t.txnID}, {cluster.CoordLeader, e.output + "/0"}}
+}
+
+// The leader that staged the acks also coordinates their share-partition's
+// state (FINDINGS 27: the anomalous cell's killed broker led both), and is
+// SIGKILLed before the commit: the new leader restores the entry from the
+// state the new share coordinator loaded, the commit's marker settles it, and
+// the records are never delivered again, before or after the old leader is
+// back.
+func leaderAndShareStateKillThenCommit(ctx context.Context, e *Env) error {
+	if e.Broker.KillLeader == nil {
+		return fmt.Errorf("broker %s cannot kill a leader", e.Broker.Kind)
+	}
+	a, offsets, t, err := setupTxn(ctx, e, 3, 0)
+	if err != nil {
+		return err
+	}
+	if err := want("stage", t.EnlistAndAck(ctx, kip1289.AckAccept, a.Tags(), offsets...), nil); err != nil {
+		return err
+	}
+	restart, err := e.Broker.KillLeader(ctx, e.input, 0, spareForCommit(e, t), []Role{e.ShareStateRole(0)})
+	if err != nil {
+		return fmt.Errorf("kill the leader and share coordinator: %w", err)
+	}
+	if err := t.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	var b *Member
+	if err := Eventually(ctx, 30*time.Second, func() (err error) { b, err = e.Join(ctx, "b"); return err }); err != nil {
+		return err
+	}
+	got, err := b.PollFor(ctx, 3*time.Second)
+	if err != nil {
+		return err
+	}
+	if err := noneRedelivered(got, offsets, "at the new leader after the commit"); err != nil {
+		return err
+	}
+	if err := checkMaterialized(ctx, e, b, offsets); err != nil {
+		return err
+	}
+	if err := restart(ctx); err != nil {
+		return fmt.Errorf("restart the killed leader: %w", err)
+	}
+	got, err = b.PollFor(ctx, 3*time.Second)
+	if err != nil {
+		return err
+	}
+	return noneRedelivered(got, offsets, "after the commit and the old leader's return")
 }
 
 // noneRedelivered: no record of got is one of offsets (when says at what

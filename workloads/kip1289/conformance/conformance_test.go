@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/internal/cluster/docker"
 	"github.com/sharechaos/sharechaos/internal/cluster/embedded"
+	"github.com/sharechaos/sharechaos/internal/cluster/kafkarole"
 	"github.com/sharechaos/sharechaos/suites/harness"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 	"github.com/sharechaos/sharechaos/workloads/kip1289/conformance"
@@ -179,9 +181,11 @@ func startKafka(t *testing.T, image, runID string, brokers int, configs map[stri
 // another broker leads it (the controller fences the dead one after its
 // session timeout), with what restarts the killed broker. A leader that
 // holds one of spare's roles hands the partition to a broker that holds none
-// first (three brokers, two roles: there always is one).
-func killLeader(c *docker.Cluster) func(ctx context.Context, topic string, partition int32, spare []conformance.Role) (func(context.Context) error, error) {
-	return func(ctx context.Context, topic string, partition int32, spare []conformance.Role) (func(context.Context) error, error) {
+// first (three brokers, two roles: there always is one); then each
+// coordinator role of with is moved onto it (its internal topic's partition
+// led there), and the kill waits until the cluster says it holds them.
+func killLeader(c *docker.Cluster) func(ctx context.Context, topic string, partition int32, spare, with []conformance.Role) (func(context.Context) error, error) {
+	return func(ctx context.Context, topic string, partition int32, spare, with []conformance.Role) (func(context.Context) error, error) {
 		key := fmt.Sprintf("%s/%d", topic, partition)
 		spared := map[cluster.NodeID]bool{}
 		for _, r := range spare {
@@ -206,6 +210,16 @@ func killLeader(c *docker.Cluster) func(ctx context.Context, topic string, parti
 				}
 			}
 		}
+		for _, r := range with {
+			if err := moveRoleOnto(ctx, c, r, old); err != nil {
+				return nil, err
+			}
+		}
+		for _, r := range spare {
+			if n, err := c.Coordinator(ctx, r.Kind, r.Key); err != nil || n == old {
+				return nil, fmt.Errorf("%s %s is on the broker to kill (%d) after the moves: %v", r.Kind, r.Key, old, err)
+			}
+		}
 		if err := c.Kill(ctx, old); err != nil {
 			return nil, err
 		}
@@ -219,6 +233,36 @@ func killLeader(c *docker.Cluster) func(ctx context.Context, topic string, parti
 		})
 		return restart, err
 	}
+}
+
+// moveRoleOnto makes node hold a coordinator role: the leader of the
+// partition of its internal topic that holds the key (as many partitions as
+// BrokerDefaults give), and waits until FindCoordinator says so.
+func moveRoleOnto(ctx context.Context, c *docker.Cluster, r conformance.Role, node cluster.NodeID) error {
+	topics := map[cluster.CoordKind]struct{ name, partitions string }{
+		cluster.CoordShareState:  {"__share_group_state", "share.coordinator.state.topic.num.partitions"},
+		cluster.CoordTransaction: {"__transaction_state", "transaction.state.log.num.partitions"},
+		cluster.CoordGroup:       {"__consumer_offsets", "offsets.topic.num.partitions"},
+	}
+	topic, ok := topics[r.Kind]
+	if !ok {
+		return fmt.Errorf("cannot move a %s role onto a broker", r.Kind)
+	}
+	n, err := strconv.Atoi(docker.BrokerDefaults(len(c.Nodes()))[topic.partitions])
+	if err != nil {
+		return fmt.Errorf("partitions of %s: %w", topic.name, err)
+	}
+	p := kafkarole.CoordinatorPartition(r.Key, n)
+	if err := c.MoveLeader(ctx, topic.name, p, node); err != nil {
+		return fmt.Errorf("move %s/%d (%s %s) onto broker %d: %w", topic.name, p, r.Kind, r.Key, node, err)
+	}
+	return conformance.Eventually(ctx, 30*time.Second, func() error {
+		now, err := c.Coordinator(ctx, r.Kind, r.Key)
+		if err == nil && now != node {
+			err = fmt.Errorf("%s %s on broker %d, not %d", r.Kind, r.Key, now, node)
+		}
+		return err
+	})
 }
 
 // kip1289Image is the image the Kafka half runs: $SHARECHAOS_KIP1289_IMAGE

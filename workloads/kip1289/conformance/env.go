@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 	"github.com/sharechaos/sharechaos/workloads/kip1289"
 	"github.com/sharechaos/sharechaos/workloads/kip1289/wire"
@@ -36,6 +38,13 @@ type Env struct {
 }
 
 var envSeq atomic.Int64
+
+// ShareStateRole is the share coordinator role of the input partition's
+// state, its key as Kafka hashes it ("group:topicId:partition", the id in
+// base64url).
+func (e *Env) ShareStateRole(partition int32) Role {
+	return Role{cluster.CoordShareState, fmt.Sprintf("%s:%s:%d", e.group, base64.RawURLEncoding.EncodeToString(e.inputID[:]), partition)}
+}
 
 // NewEnv creates the case's topics and share group (earliest, read_committed,
 // the record lock when the broker sets it per group). Close releases what it
