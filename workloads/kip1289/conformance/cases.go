@@ -560,25 +560,12 @@ func stageAndRestart(ctx context.Context, e *Env) (a *Member, t *Txn, offsets []
 // does, and L2 must answer ok without staging them twice; the commit then
 // materializes them at L2, and L back on its data hands out none of them.
 func leaderKillResendCommit(ctx context.Context, e *Env) error {
-	if e.Broker.KillLeader == nil {
-		return fmt.Errorf("broker %s cannot kill a leader", e.Broker.Kind)
-	}
-	a, offsets, t, err := setupTxn(ctx, e, 3, 0)
+	a, offsets, t, restart, err := stageThenKillLeader(ctx, e, nil)
 	if err != nil {
 		return err
 	}
-	if err := want("stage", t.EnlistAndAck(ctx, kip1289.AckAccept, a.Tags(), offsets...), nil); err != nil {
-		return err
-	}
-	// The transaction's coordinator and its output's leader stay up: the
-	// commit must reach them (the case is about the input's leader).
-	restart, err := e.Broker.KillLeader(ctx, e.input, 0, spareForCommit(e, t), nil)
+	b, err := joinAfterKill(ctx, e)
 	if err != nil {
-		return fmt.Errorf("kill the leader: %w", err)
-	}
-	var b *Member
-	// A seed broker may be the dead one: joining retries.
-	if err := Eventually(ctx, 30*time.Second, func() (err error) { b, err = e.Join(ctx, "b"); return err }); err != nil {
 		return err
 	}
 	got, err := b.PollFor(ctx, 3*time.Second) // loads the share-partition at the new leader
@@ -594,26 +581,7 @@ func leaderKillResendCommit(ctx context.Context, e *Env) error {
 	if err := t.Commit(ctx); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	if err := checkMaterialized(ctx, e, b, offsets); err != nil {
-		return err
-	}
-	if err := restart(ctx); err != nil {
-		return fmt.Errorf("restart the killed leader: %w", err)
-	}
-	got, err = b.PollFor(ctx, 3*time.Second)
-	if err != nil {
-		return err
-	}
-	if err := noneRedelivered(got, offsets, "after the commit and the old leader's return"); err != nil {
-		return err
-	}
-	return nil
-}
-
-// spareForCommit are the roles a commit of t needs alive: its transaction's
-// coordinator and its output's leader (the cases kill the input's leader).
-func spareForCommit(e *Env, t *Txn) []Role {
-	return []Role{{cluster.CoordTransaction, t.txnID}, {cluster.CoordLeader, e.output + "/0"}}
+	return materializedThroughReturn(ctx, e, b, offsets, restart)
 }
 
 // The leader that staged the acks also coordinates their share-partition's
@@ -623,25 +591,15 @@ func spareForCommit(e *Env, t *Txn) []Role {
 // the records are never delivered again, before or after the old leader is
 // back.
 func leaderAndShareStateKillThenCommit(ctx context.Context, e *Env) error {
-	if e.Broker.KillLeader == nil {
-		return fmt.Errorf("broker %s cannot kill a leader", e.Broker.Kind)
-	}
-	a, offsets, t, err := setupTxn(ctx, e, 3, 0)
+	_, offsets, t, restart, err := stageThenKillLeader(ctx, e, []Role{e.ShareStateRole(0)})
 	if err != nil {
 		return err
-	}
-	if err := want("stage", t.EnlistAndAck(ctx, kip1289.AckAccept, a.Tags(), offsets...), nil); err != nil {
-		return err
-	}
-	restart, err := e.Broker.KillLeader(ctx, e.input, 0, spareForCommit(e, t), []Role{e.ShareStateRole(0)})
-	if err != nil {
-		return fmt.Errorf("kill the leader and share coordinator: %w", err)
 	}
 	if err := t.Commit(ctx); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	var b *Member
-	if err := Eventually(ctx, 30*time.Second, func() (err error) { b, err = e.Join(ctx, "b"); return err }); err != nil {
+	b, err := joinAfterKill(ctx, e)
+	if err != nil {
 		return err
 	}
 	got, err := b.PollFor(ctx, 3*time.Second)
@@ -651,13 +609,47 @@ func leaderAndShareStateKillThenCommit(ctx context.Context, e *Env) error {
 	if err := noneRedelivered(got, offsets, "at the new leader after the commit"); err != nil {
 		return err
 	}
+	return materializedThroughReturn(ctx, e, b, offsets, restart)
+}
+
+// stageThenKillLeader has member a acquire three records and stage their
+// ACCEPTs in a transaction at the input partition's leader, then SIGKILLs
+// that leader with the roles in with (moved onto it first). The
+// transaction's coordinator and its output's leader stay up: the commit
+// must reach them (the cases are about the input's leader).
+func stageThenKillLeader(ctx context.Context, e *Env, with []Role) (a *Member, offsets []int64, t *Txn, restart func(context.Context) error, err error) {
+	if e.Broker.KillLeader == nil {
+		return nil, nil, nil, nil, fmt.Errorf("broker %s cannot kill a leader", e.Broker.Kind)
+	}
+	if a, offsets, t, err = setupTxn(ctx, e, 3, 0); err != nil {
+		return
+	}
+	if err = want("stage", t.EnlistAndAck(ctx, kip1289.AckAccept, a.Tags(), offsets...), nil); err != nil {
+		return
+	}
+	spare := []Role{{cluster.CoordTransaction, t.txnID}, {cluster.CoordLeader, e.output + "/0"}}
+	if restart, err = e.Broker.KillLeader(ctx, e.input, 0, spare, with); err != nil {
+		err = fmt.Errorf("kill the leader: %w", err)
+	}
+	return
+}
+
+// joinAfterKill joins member b, retrying: a seed broker may be the dead one.
+func joinAfterKill(ctx context.Context, e *Env) (b *Member, err error) {
+	err = Eventually(ctx, 30*time.Second, func() (err error) { b, err = e.Join(ctx, "b"); return err })
+	return b, err
+}
+
+// materializedThroughReturn: offsets are finalized at the new leader, and
+// the killed leader, back on its data, hands out none of them.
+func materializedThroughReturn(ctx context.Context, e *Env, b *Member, offsets []int64, restart func(context.Context) error) error {
 	if err := checkMaterialized(ctx, e, b, offsets); err != nil {
 		return err
 	}
 	if err := restart(ctx); err != nil {
 		return fmt.Errorf("restart the killed leader: %w", err)
 	}
-	got, err = b.PollFor(ctx, 3*time.Second)
+	got, err := b.PollFor(ctx, 3*time.Second)
 	if err != nil {
 		return err
 	}
