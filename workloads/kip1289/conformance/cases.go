@@ -65,6 +65,8 @@ var Cases = []Case{
 		Only: Kafka, Run: leaderKillResendCommit},
 	{Name: "pending-survives-leader-and-share-state-kill-commit", Settings: Settings{Policy: PolicyHold, Lock: LongLock, Brokers: 3},
 		Only: Kafka, Run: leaderAndShareStateKillThenCommit},
+	{Name: "ack-of-a-lost-acquisition-takes-the-new-one", Settings: Settings{Policy: PolicyHold, Lock: LongLock, Brokers: 3},
+		Only: Kafka, Run: ackOfLostAcquisitionTakesTheNewOne},
 	{Name: "pending-survives-restart-commit-before-load", Settings: long, Run: restartCommitBeforeLoad},
 	{Name: "pending-survives-restart-then-abort", Settings: long, Run: restartThenAbort},
 }
@@ -612,6 +614,57 @@ func leaderAndShareStateKillThenCommit(ctx context.Context, e *Env) error {
 	return materializedThroughReturn(ctx, e, b, offsets, restart)
 }
 
+// A transaction's acks of records whose acquisition died with the leader,
+// sent once the same member has the records again from the new leader (at
+// delivery 1 again: Kafka persists no acquisition, FINDINGS 12), are accepted
+// against that new acquisition and committed; a second transaction's acks of
+// the same records are refused. So a loop that processes the records again
+// cannot commit them twice (FINDINGS 27 ruled this way out by running).
+func ackOfLostAcquisitionTakesTheNewOne(ctx context.Context, e *Env) error {
+	if e.Broker.KillLeader == nil {
+		return fmt.Errorf("broker %s cannot kill a leader", e.Broker.Kind)
+	}
+	a, offsets, t, err := setupTxn(ctx, e, 3, 0)
+	if err != nil {
+		return err
+	}
+	restart, err := e.Broker.KillLeader(ctx, e.input, 0, spareForCommit(e, t), nil)
+	if err != nil {
+		return fmt.Errorf("kill the leader: %w", err)
+	}
+	if _, err := a.Acquire(ctx, offsets, 40*time.Second); err != nil {
+		return fmt.Errorf("the same member at the new leader: %w", err)
+	}
+	if err := want("the first transaction's acks at the new leader", t.EnlistAndAck(ctx, kip1289.AckAccept, a.Tags(), offsets...), nil); err != nil {
+		return err
+	}
+	if err := t.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	var t2 *Txn
+	// A seed broker may be the dead one: a new producer's start retries.
+	if err := Eventually(ctx, 40*time.Second, func() (err error) { t2, err = begin(ctx, e, "t2", 0); return err }); err != nil {
+		return err
+	}
+	if err := want("the second transaction's acks of the same records", t2.EnlistAndAck(ctx, kip1289.AckAccept, a.Tags(), offsets...), kerr.InvalidRecordState); err != nil {
+		return err
+	}
+	if err := t2.Abort(ctx); err != nil {
+		return fmt.Errorf("abort the second transaction: %w", err)
+	}
+	b, err := joinAfterKill(ctx, e)
+	if err != nil {
+		return err
+	}
+	return materializedThroughReturn(ctx, e, b, offsets, restart)
+}
+
+// spareForCommit are the roles a commit of t needs alive: its transaction's
+// coordinator and its output's leader (the cases kill the input's leader).
+func spareForCommit(e *Env, t *Txn) []Role {
+	return []Role{{cluster.CoordTransaction, t.txnID}, {cluster.CoordLeader, e.output + "/0"}}
+}
+
 // stageThenKillLeader has member a acquire three records and stage their
 // ACCEPTs in a transaction at the input partition's leader, then SIGKILLs
 // that leader with the roles in with (moved onto it first). The
@@ -627,8 +680,7 @@ func stageThenKillLeader(ctx context.Context, e *Env, with []Role) (a *Member, o
 	if err = want("stage", t.EnlistAndAck(ctx, kip1289.AckAccept, a.Tags(), offsets...), nil); err != nil {
 		return
 	}
-	spare := []Role{{cluster.CoordTransaction, t.txnID}, {cluster.CoordLeader, e.output + "/0"}}
-	if restart, err = e.Broker.KillLeader(ctx, e.input, 0, spare, with); err != nil {
+	if restart, err = e.Broker.KillLeader(ctx, e.input, 0, spareForCommit(e, t), with); err != nil {
 		err = fmt.Errorf("kill the leader: %w", err)
 	}
 	return

@@ -122,23 +122,30 @@ func (r *rpc) findCoordinator(ctx context.Context, typ int8, key string) (int32,
 	}
 }
 
+// leader is the partition's leader in the metadata, asked again until one is
+// named: after a kill the request may go to the dead broker, and the
+// partition may have no leader until the controller fences it.
 func (r *rpc) leader(ctx context.Context, topic string, partition int32) (int32, error) {
-	req := kmsg.NewPtrMetadataRequest()
-	rt := kmsg.NewMetadataRequestTopic()
-	rt.Topic = kmsg.StringPtr(topic)
-	req.Topics = append(req.Topics, rt)
-	resp, err := req.RequestWith(ctx, r.cl)
-	if err != nil {
-		return 0, fmt.Errorf("leader of %s/%d: %w", topic, partition, err)
-	}
-	for _, t := range resp.Topics {
-		for _, p := range t.Partitions {
-			if p.Partition == partition && p.Leader >= 0 {
-				return p.Leader, nil
+	for {
+		req := kmsg.NewPtrMetadataRequest()
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(topic)
+		req.Topics = append(req.Topics, rt)
+		resp, err := req.RequestWith(ctx, r.cl)
+		if err == nil {
+			for _, t := range resp.Topics {
+				for _, p := range t.Partitions {
+					if p.Partition == partition && p.Leader >= 0 {
+						return p.Leader, nil
+					}
+				}
 			}
+			err = errors.New("none in metadata")
+		}
+		if serr := sleep(ctx, 100*time.Millisecond); serr != nil {
+			return 0, fmt.Errorf("leader of %s/%d: %w (last: %v)", topic, partition, serr, err)
 		}
 	}
-	return 0, fmt.Errorf("leader of %s/%d: none in metadata", topic, partition)
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
