@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -159,39 +160,39 @@ func (t *transport) txnShareAcknowledge(ctx context.Context, p producerTxn, acks
 	if toLeader {
 		moved = leaderMoved
 	}
-	pending := acks
-	var refused PartitionErrors
+	// pending holds the share-partitions without a definite answer yet; a
+	// partition leaves it when it is staged or refused. A refusal is final for
+	// the transaction: it is kept across the retries of its siblings, or the
+	// siblings' success would commit the refused partition's outputs without
+	// its acks (FINDINGS 27).
+	pending := maps.Clone(acks)
+	refused := make(map[TopicPartition]error)
 	err = retry(ctx, "txn share acknowledge", func() error {
 		byNode, err := route(pending)
 		if err != nil {
 			return err
 		}
-		var retriable ShareAcknowledgements
-		refused = nil
 		for node, part := range byNode {
 			results, err := t.txnShareAcknowledgeTo(ctx, node, p, md, ids, part)
 			if err != nil {
 				forget(part)
-				return err // transport error: resend the lot, staging is idempotent
+				return err // transport error: resend what is pending, staging is idempotent
 			}
 			for tp, perr := range results {
 				switch {
 				case perr == nil:
+					delete(pending, tp)
 				case isRetriable(perr):
 					if moved(perr) {
 						forget(ShareAcknowledgements{tp: nil})
 					}
-					if retriable == nil {
-						retriable = make(ShareAcknowledgements)
-					}
-					retriable[tp] = pending[tp]
 				default:
-					refused = append(refused, PartitionError{tp, perr})
+					refused[tp] = perr
+					delete(pending, tp)
 				}
 			}
 		}
-		if len(retriable) > 0 {
-			pending = retriable
+		if len(pending) > 0 {
 			if toLeader {
 				return kerr.NotLeaderForPartition // some partitions moved: retry only them
 			}
@@ -203,7 +204,13 @@ func (t *transport) txnShareAcknowledge(ctx context.Context, p producerTxn, acks
 		return err
 	}
 	if len(refused) > 0 {
-		return refused
+		var out PartitionErrors
+		for _, tp := range acks.Partitions() {
+			if perr, ok := refused[tp]; ok {
+				out = append(out, PartitionError{tp, perr})
+			}
+		}
+		return out
 	}
 	return nil
 }
