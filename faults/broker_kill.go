@@ -12,14 +12,20 @@ import (
 
 // downTime is how long a killed broker stays down: past the failover, so
 // that its partitions and coordinators get new leaders while it is gone (the
-// controller fences it after broker.session.timeout.ms, 9 s) and then see it
-// come back. Down only 5 s, the broker returned before it was fenced, so a
-// kill never handed a share-partition to another leader while the old one was
-// dead: the failover a new leader restores pending acks in never ran (with
-// 14 s it found FINDINGS 27). Loops whose produce was in flight to the dead
-// broker still wait for the client's request timeout (kgo: about 20 s), so
-// whether acks are pending during the span stays the load's timing.
-const downTime = 14 * time.Second
+// controller fences it after broker.session.timeout.ms, 9 s; 11 s when the
+// broker was also the active controller) and then see it come back; and past
+// the loops' own recovery, so that transactions run with acks in them while it
+// is gone. Down only 5 s, the broker returned before it was fenced, so a kill
+// never handed a share-partition to another leader while the old one was dead
+// (with 14 s it found FINDINGS 27). Down 14 s, a kill of the broker that led an
+// output partition of every loop stalled them all for the whole span: each
+// loop's produce to it waited about 20 s (its transaction timed out at the
+// coordinator at 10 s, the produce failed only then), so no transaction had
+// acks in it before the broker was back, and the row said UNKNOWN (one of nine
+// kill cells in a run of session 6, one of 90 cells of session 4's nightly).
+// Down 24 s, the loops have run several seconds on the new leaders before the
+// broker returns.
+const downTime = 24 * time.Second
 
 // restartLimit bounds bringing a broker back (three JVMs on two cores).
 const restartLimit = 3 * time.Minute
