@@ -112,12 +112,12 @@ func coordinatorCrashAfterEndTxn(ctx context.Context, env Env) error {
 // hashes to the chosen id's own partition cannot be separated from it;
 // sharing names those.
 func otherTxnRoles(ctx context.Context, a *admin, chosen string, ids []string) (others []role, sharing []string, err error) {
-	n, err := a.partitionCount(ctx, txnStateTopic)
+	n, err := a.partitionCount(ctx, kafkarole.TxnStateTopic)
 	if err != nil {
 		return nil, nil, err
 	}
 	if n == 0 {
-		return nil, nil, fmt.Errorf("find transaction coordinators: %s does not exist", txnStateTopic)
+		return nil, nil, fmt.Errorf("find transaction coordinators: %s does not exist", kafkarole.TxnStateTopic)
 	}
 	own := kafkarole.CoordinatorPartition(chosen, n)
 	for _, id := range ids {
@@ -137,7 +137,7 @@ func otherTxnRoles(ctx context.Context, a *admin, chosen string, ids []string) (
 // txnCoordinatorRole is the transaction coordinator of id, which leads
 // partition p of the transaction log.
 func txnCoordinatorRole(id string, p int32) role {
-	return role{what: "transaction coordinator of " + id, topic: txnStateTopic, partition: p,
+	return role{what: "transaction coordinator of " + id, topic: kafkarole.TxnStateTopic, partition: p,
 		kind: cluster.CoordTransaction, key: id}
 }
 

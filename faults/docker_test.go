@@ -91,11 +91,11 @@ func TestDockerFaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkPlacement(t, ctx, c, a, cluster.CoordShareState, key, shareStateTopic)
+			checkPlacement(t, ctx, c, a, cluster.CoordShareState, key, kafkarole.ShareStateTopic)
 		}
-		checkPlacement(t, ctx, c, a, cluster.CoordGroup, topo.Group, offsetsTopic)
+		checkPlacement(t, ctx, c, a, cluster.CoordGroup, topo.Group, kafkarole.OffsetsTopic)
 		for slot := 1; slot <= slots; slot++ {
-			checkPlacement(t, ctx, c, a, cluster.CoordTransaction, topo.TransactionalID(slot), txnStateTopic)
+			checkPlacement(t, ctx, c, a, cluster.CoordTransaction, topo.TransactionalID(slot), kafkarole.TxnStateTopic)
 		}
 	})
 

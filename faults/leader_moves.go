@@ -34,12 +34,12 @@ const moveLimit = time.Minute
 // partition holding its share-partition's state. Their failover releases
 // the records acquired there (ORACLE.md "How records come back").
 func inputRoles(ctx context.Context, a *admin, topo ctp.Topology) ([]role, error) {
-	stateParts, err := a.partitionCount(ctx, shareStateTopic)
+	stateParts, err := a.partitionCount(ctx, kafkarole.ShareStateTopic)
 	if err != nil {
 		return nil, err
 	}
 	if stateParts == 0 {
-		return nil, fmt.Errorf("find share-state partitions: %s does not exist", shareStateTopic)
+		return nil, fmt.Errorf("find share-state partitions: %s does not exist", kafkarole.ShareStateTopic)
 	}
 	var out []role
 	for p := range topo.Partitions {
@@ -49,7 +49,7 @@ func inputRoles(ctx context.Context, a *admin, topo ctp.Topology) ([]role, error
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, role{what: "share-state of " + what, topic: shareStateTopic,
+		out = append(out, role{what: "share-state of " + what, topic: kafkarole.ShareStateTopic,
 			partition: kafkarole.CoordinatorPartition(key, stateParts), kind: cluster.CoordShareState, key: key})
 	}
 	return out, nil
@@ -74,14 +74,14 @@ func outputRoles(ctx context.Context, a *admin, topo ctp.Topology) ([]role, erro
 
 // groupRole is the share group's coordinator.
 func groupRole(ctx context.Context, a *admin, topo ctp.Topology) (role, error) {
-	n, err := a.partitionCount(ctx, offsetsTopic)
+	n, err := a.partitionCount(ctx, kafkarole.OffsetsTopic)
 	if err != nil {
 		return role{}, err
 	}
 	if n == 0 {
-		return role{}, fmt.Errorf("find group coordinator partition: %s does not exist", offsetsTopic)
+		return role{}, fmt.Errorf("find group coordinator partition: %s does not exist", kafkarole.OffsetsTopic)
 	}
-	return role{what: "group coordinator", topic: offsetsTopic, partition: kafkarole.CoordinatorPartition(topo.Group, n),
+	return role{what: "group coordinator", topic: kafkarole.OffsetsTopic, partition: kafkarole.CoordinatorPartition(topo.Group, n),
 		kind: cluster.CoordGroup, key: topo.Group}, nil
 }
 

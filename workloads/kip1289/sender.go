@@ -9,10 +9,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
-)
 
-// shareStateTopic is where the transaction coordinator enlists share acks.
-const shareStateTopic = "__share_group_state"
+	"github.com/sharechaos/sharechaos/internal/cluster/kafkarole"
+)
 
 // Sender puts share acknowledgements into a kgo producer's open transaction
 // (the KIP's Producer.sendShareAcksToTransaction). It caches what it learns
@@ -179,7 +178,7 @@ func (s *Sender) checkOngoing(ctx context.Context, p producerTxn) error {
 		return fmt.Errorf("coordinator state %q: %w", st.State, ErrNothingProduced)
 	}
 	for _, t := range st.Topics {
-		if t.Topic != shareStateTopic {
+		if t.Topic != kafkarole.ShareStateTopic { // where the transaction coordinator enlists share acks
 			return nil
 		}
 	}

@@ -239,22 +239,17 @@ func killLeader(c *docker.Cluster) func(ctx context.Context, topic string, parti
 // partition of its internal topic that holds the key (as many partitions as
 // BrokerDefaults give), and waits until FindCoordinator says so.
 func moveRoleOnto(ctx context.Context, c *docker.Cluster, r conformance.Role, node cluster.NodeID) error {
-	topics := map[cluster.CoordKind]struct{ name, partitions string }{
-		cluster.CoordShareState:  {"__share_group_state", "share.coordinator.state.topic.num.partitions"},
-		cluster.CoordTransaction: {"__transaction_state", "transaction.state.log.num.partitions"},
-		cluster.CoordGroup:       {"__consumer_offsets", "offsets.topic.num.partitions"},
-	}
-	topic, ok := topics[r.Kind]
+	topic, setting, ok := kafkarole.CoordinatorTopic(r.Kind)
 	if !ok {
 		return fmt.Errorf("cannot move a %s role onto a broker", r.Kind)
 	}
-	n, err := strconv.Atoi(docker.BrokerDefaults(len(c.Nodes()))[topic.partitions])
+	n, err := strconv.Atoi(docker.BrokerDefaults(len(c.Nodes()))[setting])
 	if err != nil {
-		return fmt.Errorf("partitions of %s: %w", topic.name, err)
+		return fmt.Errorf("partitions of %s: %w", topic, err)
 	}
 	p := kafkarole.CoordinatorPartition(r.Key, n)
-	if err := c.MoveLeader(ctx, topic.name, p, node); err != nil {
-		return fmt.Errorf("move %s/%d (%s %s) onto broker %d: %w", topic.name, p, r.Kind, r.Key, node, err)
+	if err := c.MoveLeader(ctx, topic, p, node); err != nil {
+		return fmt.Errorf("move %s/%d (%s %s) onto broker %d: %w", topic, p, r.Kind, r.Key, node, err)
 	}
 	return conformance.Eventually(ctx, 30*time.Second, func() error {
 		now, err := c.Coordinator(ctx, r.Kind, r.Key)
