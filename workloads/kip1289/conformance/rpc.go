@@ -124,29 +124,53 @@ func (r *rpc) findCoordinator(ctx context.Context, typ int8, key string) (int32,
 
 // leader is the partition's leader in the metadata, asked again until one is
 // named: after a kill the request may go to the dead broker, and the
-// partition may have no leader until the controller fences it.
+// partition may have no leader until the controller fences it. A topic or
+// partition the metadata does not know fails after unknownGrace (a new topic
+// may take that long to reach every broker), not at the case's timeout.
 func (r *rpc) leader(ctx context.Context, topic string, partition int32) (int32, error) {
+	var unknownSince time.Time
 	for {
 		req := kmsg.NewPtrMetadataRequest()
 		rt := kmsg.NewMetadataRequestTopic()
 		rt.Topic = kmsg.StringPtr(topic)
 		req.Topics = append(req.Topics, rt)
 		resp, err := req.RequestWith(ctx, r.cl)
+		unknown := false
 		if err == nil {
+			err, unknown = errors.New("none in metadata"), true
 			for _, t := range resp.Topics {
+				if terr := kerr.ErrorForCode(t.ErrorCode); terr != nil {
+					err, unknown = terr, errors.Is(terr, kerr.UnknownTopicOrPartition)
+					continue
+				}
 				for _, p := range t.Partitions {
-					if p.Partition == partition && p.Leader >= 0 {
+					if p.Partition != partition {
+						continue
+					}
+					unknown = false
+					if p.Leader >= 0 {
 						return p.Leader, nil
 					}
 				}
 			}
-			err = errors.New("none in metadata")
+		}
+		switch {
+		case !unknown:
+			unknownSince = time.Time{}
+		case unknownSince.IsZero():
+			unknownSince = time.Now()
+		case time.Since(unknownSince) > unknownGrace:
+			return 0, fmt.Errorf("leader of %s/%d: the metadata does not know the partition (%v)", topic, partition, err)
 		}
 		if serr := sleep(ctx, 100*time.Millisecond); serr != nil {
 			return 0, fmt.Errorf("leader of %s/%d: %w (last: %v)", topic, partition, serr, err)
 		}
 	}
 }
+
+// unknownGrace is how long leader waits for a topic or partition the
+// metadata does not know yet.
+const unknownGrace = 5 * time.Second
 
 func sleep(ctx context.Context, d time.Duration) error {
 	select {
