@@ -39,6 +39,9 @@ type TopicPartition struct {
 	Partition int32
 }
 
+// String is "topic/partition".
+func (tp TopicPartition) String() string { return fmt.Sprintf("%s/%d", tp.Topic, tp.Partition) }
+
 // AcknowledgementBatch acknowledges FirstOffset..LastOffset (inclusive) with
 // one type.
 type AcknowledgementBatch struct {

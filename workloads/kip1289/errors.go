@@ -49,7 +49,7 @@ type PartitionErrors []PartitionError
 func (es PartitionErrors) Error() string {
 	parts := make([]string, len(es))
 	for i, e := range es {
-		parts[i] = fmt.Sprintf("%s/%d: %v", e.Topic, e.Partition, e.Err)
+		parts[i] = fmt.Sprintf("%s: %v", e.TopicPartition, e.Err)
 	}
 	return "share acknowledgements refused: " + strings.Join(parts, "; ")
 }

@@ -67,6 +67,10 @@ type Broker struct {
 	// one of them is moved to another broker first. The coordinator roles
 	// in with die with it: they are moved onto the leader before the kill.
 	KillLeader func(ctx context.Context, topic string, partition int32, spare, with []Role) (restart func(context.Context) error, err error)
+	// MoveLeader hands the leadership of topic/partition to another broker
+	// (a preferred-replica election, the old leader alive as a follower) and
+	// returns once the metadata names the new one (nil: one broker).
+	MoveLeader func(ctx context.Context, topic string, partition int32) error
 }
 
 // Role is a partition's leadership or a coordinator's key (cluster.Roles'

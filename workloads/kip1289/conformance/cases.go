@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -67,6 +68,8 @@ var Cases = []Case{
 		Only: Kafka, Run: leaderAndShareStateKillThenCommit},
 	{Name: "ack-of-a-lost-acquisition-takes-the-new-one", Settings: Settings{Policy: PolicyHold, Lock: LongLock, Brokers: 3},
 		Only: Kafka, Run: ackOfLostAcquisitionTakesTheNewOne},
+	{Name: "refusal-survives-a-siblings-retry", Settings: Settings{Policy: PolicyHold, Lock: LongLock, Brokers: 3},
+		Only: Kafka, Run: refusalSurvivesASiblingsRetry},
 	{Name: "pending-survives-restart-commit-before-load", Settings: long, Run: restartCommitBeforeLoad},
 	{Name: "pending-survives-restart-then-abort", Settings: long, Run: restartThenAbort},
 }
@@ -876,4 +879,68 @@ func workloadSenderRoutes(ctx context.Context, e *Env) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return checkMaterialized(ctx, e, a, offsets)
+}
+
+// refusalSurvivesASiblingsRetry: one TxnShareAcknowledge attempt answers one
+// share-partition with a refusal and another with a retriable error, and the
+// workload's Sender must fail the send naming the refused one (FINDINGS 27:
+// it resent only the other, whose success hid the refusal, and the loop
+// committed outputs whose acks no broker held). The Sender learns the input
+// partition's leader in a first transaction; the leadership moves (the old
+// leader stays up, a follower now) and the member acquires its remaining
+// records at the new leader; the second transaction acks them (sent to the old
+// leader first: NOT_LEADER_OR_FOLLOWER, then to the new one) with a partition
+// of a topic nobody in the group fetches (refused at once).
+func refusalSurvivesASiblingsRetry(ctx context.Context, e *Env) error {
+	if e.Broker.MoveLeader == nil {
+		return fmt.Errorf("broker %s cannot move a leader", e.Broker.Kind)
+	}
+	a, offsets, err := setup(ctx, e, 6)
+	if err != nil {
+		return err
+	}
+	t, err := begin(ctx, e, "t", 0)
+	if err != nil {
+		return err
+	}
+	sender, err := kip1289.NewSender(t.cl, kip1289.DefaultAPIKeys())
+	if err != nil {
+		return err
+	}
+	md := kip1289.ShareGroupMetadata{GroupID: e.group, MemberID: a.c.MemberID(), GenerationID: a.c.MemberEpoch()}
+	accept := func(first, last int64) []kip1289.AcknowledgementBatch {
+		return []kip1289.AcknowledgementBatch{{FirstOffset: first, LastOffset: last, AckType: kip1289.AckAccept}}
+	}
+	in := kip1289.TopicPartition{Topic: e.input, Partition: 0}
+	if err := want("the first transaction's acks", sender.SendShareAcksToTransaction(ctx,
+		kip1289.ShareAcknowledgements{in: accept(offsets[0], offsets[2])}, md), nil); err != nil {
+		return err
+	}
+	if err := t.Commit(ctx); err != nil {
+		return fmt.Errorf("commit the first transaction: %w", err)
+	}
+	if err := e.Broker.MoveLeader(ctx, e.input, 0); err != nil {
+		return fmt.Errorf("move the input's leader: %w", err)
+	}
+	rest := offsets[3:]
+	if _, err := a.Acquire(ctx, rest, 40*time.Second); err != nil {
+		return fmt.Errorf("the member at the new leader: %w", err)
+	}
+	unfetched, err := e.UnfetchedTopic(ctx)
+	if err != nil {
+		return err
+	}
+	if err := t.Begin(ctx); err != nil {
+		return err
+	}
+	md.GenerationID = a.c.MemberEpoch()
+	refusedTP := kip1289.TopicPartition{Topic: unfetched, Partition: 0}
+	err = sender.SendShareAcksToTransaction(ctx, kip1289.ShareAcknowledgements{
+		in: accept(rest[0], rest[len(rest)-1]), refusedTP: accept(0, 0)}, md)
+	var refused kip1289.PartitionErrors
+	if !errors.As(err, &refused) || len(refused) != 1 || refused[0].TopicPartition != refusedTP {
+		return fmt.Errorf("acks of %s (moved, held again) and %s (never fetched): %v, want %s alone refused",
+			in, refusedTP, orOK(err), refusedTP)
+	}
+	return t.Abort(ctx)
 }

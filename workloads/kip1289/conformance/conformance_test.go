@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -138,7 +139,7 @@ func kafkaTarget(t *testing.T) *target {
 			t.Logf("patched Kafka %s (pending lock %s, %d brokers) started in %v", image, s.Policy, brokers, c.StartTime().Round(time.Millisecond))
 			restart := func(ctx context.Context) error { return c.Restart(ctx, c.Nodes()[0]) }
 			return conformance.Broker{Kind: conformance.Kafka, Settings: s, Bootstrap: c.Bootstrap(), LockPerGroup: true,
-				Restart: restart, KillLeader: killLeader(c)}, stop
+				Restart: restart, KillLeader: killLeader(c), MoveLeader: moveLeader(c)}, stop
 		},
 		broker: map[string]conformance.Broker{},
 	}
@@ -232,6 +233,23 @@ func killLeader(c *docker.Cluster) func(ctx context.Context, topic string, parti
 			return err
 		})
 		return restart, err
+	}
+}
+
+// moveLeader hands a partition's leadership to the next broker after its
+// leader.
+func moveLeader(c *docker.Cluster) func(ctx context.Context, topic string, partition int32) error {
+	return func(ctx context.Context, topic string, partition int32) error {
+		old, err := c.Coordinator(ctx, cluster.CoordLeader, fmt.Sprintf("%s/%d", topic, partition))
+		if err != nil {
+			return err
+		}
+		nodes := c.Nodes()
+		if len(nodes) < 2 {
+			return fmt.Errorf("move the leader of %s/%d: one broker", topic, partition)
+		}
+		next := nodes[(slices.Index(nodes, old)+1)%len(nodes)]
+		return c.MoveLeader(ctx, topic, partition, next)
 	}
 }
 

@@ -83,6 +83,21 @@ func NewEnv(ctx context.Context, b Broker, caseName string) (*Env, error) {
 	return e, nil
 }
 
+// UnfetchedTopic creates a one-partition topic, replicated like the input,
+// that no member of the case's group subscribes to: its share-partition never
+// exists, so acks of it are refused wherever they are sent.
+func (e *Env) UnfetchedTopic(ctx context.Context) (string, error) {
+	name := e.input + "-unfetched"
+	resp, err := kadm.NewClient(e.admin).CreateTopic(ctx, 1, e.Broker.replication(), nil, name)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		return "", fmt.Errorf("create %s: %w", name, err)
+	}
+	return name, nil
+}
+
 // Close closes every client the case made, the newest first.
 func (e *Env) Close() {
 	for i := len(e.closers) - 1; i >= 0; i-- {
