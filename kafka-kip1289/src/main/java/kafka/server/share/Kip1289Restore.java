@@ -77,6 +77,7 @@ final class Kip1289Restore {
         void restore(PendingSet set) {
             List<PersisterStateBatch> toWrite = new ArrayList<>();
             List<Kip1289PendingEntry> open = new ArrayList<>();
+            List<String> described = new ArrayList<>();
             for (PendingSet.Entry pe : set.entries()) {
                 Optional<Kip1289MarkerScan.Found> marker;
                 try {
@@ -91,9 +92,12 @@ final class Kip1289Restore {
                 } else {
                     open.add(pending(pe));
                 }
+                described.add(describe(pe, marker));
             }
-            log.info("KIP-1289: {} restored {} pending entries ({} settled from the log, {} still open)",
-                sp, set.entries().size(), set.entries().size() - open.size(), open.size());
+            // Each entry named, so that a failover's outcome can be read from
+            // the INFO log alone (FINDINGS 27 needed a DEBUG image for it).
+            log.info("KIP-1289: {} restored {} pending entries ({} settled from the log, {} still open): {}",
+                sp, set.entries().size(), set.entries().size() - open.size(), open.size(), String.join("; ", described));
             // The registry's monitor is taken before a share-partition's lock
             // elsewhere (staging holds it across Kafka's acknowledge, which
             // waits for this initialization): so not here, under the lock, but
@@ -116,6 +120,21 @@ final class Kip1289Restore {
                     });
                 }
             });
+        }
+
+        /** One entry as the restore log names it: whose, which offsets, and what the scan found. */
+        private static String describe(PendingSet.Entry pe, Optional<Kip1289MarkerScan.Found> marker) {
+            StringBuilder b = new StringBuilder()
+                .append(pe.transactionalId()).append(" (producer ").append(pe.producerId())
+                .append(" epoch ").append(pe.producerEpoch()).append(", staged at ").append(pe.stageOffset()).append(") offsets ");
+            for (int i = 0; i < pe.ranges().size(); i++) {
+                PendingSet.Range r = pe.ranges().get(i);
+                b.append(i == 0 ? "" : ",").append(r.firstOffset()).append('-').append(r.lastOffset());
+            }
+            marker.ifPresentOrElse(
+                m -> b.append(": ").append(m.result()).append(" marker at ").append(m.offset()).append(" (epoch ").append(m.producerEpoch()).append(')'),
+                () -> b.append(": open"));
+            return b.toString();
         }
 
         /** The marker is in the log: the outcome applies now. */
