@@ -29,12 +29,7 @@ func TestSenderCachesCoordinators(t *testing.T) {
 	producer := e.producer(t, "t-cache")
 	commit := func(seq int64) {
 		t.Helper()
-		if err := producer.BeginTransaction(); err != nil {
-			t.Fatal(err)
-		}
-		if err := producer.ProduceSync(ctx, kgo.StringRecord("o")).FirstErr(); err != nil {
-			t.Fatal(err)
-		}
+		beginWithRecord(ctx, t, producer, "o")
 		if err := acker.AddAcks(ctx, ctp.Txn{Worker: "w1.1", Seq: seq, Producer: producer}, recs("in", 0, 1, 2)); err != nil {
 			t.Fatal(err)
 		}

@@ -25,12 +25,7 @@ func TestTxnShareAcknowledgeCarriesMember(t *testing.T) {
 	}
 	send := func(md ShareGroupMetadata) {
 		t.Helper()
-		if err := producer.BeginTransaction(); err != nil {
-			t.Fatal(err)
-		}
-		if err := producer.ProduceSync(ctx, kgo.StringRecord("out")).FirstErr(); err != nil {
-			t.Fatal(err)
-		}
+		beginWithRecord(ctx, t, producer, "out")
 		acks, _ := FromRecords(recs("in", 0, 1), AckAccept)
 		if err := sender.SendShareAcksToTransaction(ctx, acks, md); err != nil {
 			t.Fatal(err)
@@ -67,12 +62,7 @@ func TestNativeAckerOmitsMemberTags(t *testing.T) {
 			t.Fatal(err)
 		}
 		producer := e.producer(t, fmt.Sprintf("t-omit-%v", omit))
-		if err := producer.BeginTransaction(); err != nil {
-			t.Fatal(err)
-		}
-		if err := producer.ProduceSync(ctx, kgo.StringRecord("o")).FirstErr(); err != nil {
-			t.Fatal(err)
-		}
+		beginWithRecord(ctx, t, producer, "o")
 		txn := ctp.Txn{Worker: "w1.1", Seq: 1, Producer: producer, MemberID: "m-1", MemberEpoch: 3}
 		if err := acker.AddAcks(ctx, txn, recs("in", 0, 1)); err != nil {
 			t.Fatal(err)

@@ -67,12 +67,7 @@ func TestSendShareAcksRefusedOnBrokerWithoutKIP1289(t *testing.T) {
 	seeds := newCluster(t, 1)
 	keys := DefaultAPIKeys()
 	producer := clustertest.Client(t, seeds, kgo.TransactionalID("t-unsupported"), keys.ClientOpt(), kgo.DefaultProduceTopic("out"))
-	if err := producer.BeginTransaction(); err != nil {
-		t.Fatal(err)
-	}
-	if err := producer.ProduceSync(ctx, kgo.StringRecord("v")).FirstErr(); err != nil {
-		t.Fatal(err)
-	}
+	beginWithRecord(ctx, t, producer, "v")
 	acks, _ := FromRecords(recs("in", 0, 1, 2), AckAccept)
 	err := SendShareAcksToTransaction(ctx, producer, acks, group)
 	var ue *UnsupportedError
@@ -128,12 +123,7 @@ func TestSendShareAcksToTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := producer.BeginTransaction(); err != nil {
-		t.Fatal(err)
-	}
-	if err := producer.ProduceSync(ctx, kgo.StringRecord("out-1")).FirstErr(); err != nil {
-		t.Fatal(err)
-	}
+	beginWithRecord(ctx, t, producer, "out-1")
 	in := append(recs("in", 0, 4, 5, 6, 8), recs("in", 1, 3)...)
 	acks, _ := FromRecords(in, AckAccept)
 	if err := sender.SendShareAcksToTransaction(ctx, acks, group); err != nil {
@@ -176,12 +166,7 @@ func TestSendShareAcksToTransaction(t *testing.T) {
 	checkCommitted(t, e.seeds, []string{"out-1"})
 
 	// The next transaction runs under the epoch the commit bumped (KIP-890).
-	if err := producer.BeginTransaction(); err != nil {
-		t.Fatal(err)
-	}
-	if err := producer.ProduceSync(ctx, kgo.StringRecord("out-2")).FirstErr(); err != nil {
-		t.Fatal(err)
-	}
+	beginWithRecord(ctx, t, producer, "out-2")
 	if err := sender.SendShareAcksToTransaction(ctx, acks, group); err != nil {
 		t.Fatal(err)
 	}
@@ -235,12 +220,7 @@ func TestSendShareAcksFenced(t *testing.T) {
 	ctx := clustertest.Context(t, 30*time.Second)
 	e := newEmulated(t)
 	old := e.producer(t, "t-fenced")
-	if err := old.BeginTransaction(); err != nil {
-		t.Fatal(err)
-	}
-	if err := old.ProduceSync(ctx, kgo.StringRecord("zombie")).FirstErr(); err != nil {
-		t.Fatal(err)
-	}
+	beginWithRecord(ctx, t, old, "zombie")
 	replacement := e.producer(t, "t-fenced")
 	if _, _, err := replacement.ProducerID(ctx); err != nil {
 		t.Fatal(err)
@@ -338,12 +318,7 @@ func TestNativeAcker(t *testing.T) {
 	if done, err := acker.PreCheck(ctx, batch); err != nil || len(done) != 0 {
 		t.Fatalf("pre-check: %v %v", done, err)
 	}
-	if err := producer.BeginTransaction(); err != nil {
-		t.Fatal(err)
-	}
-	if err := producer.ProduceSync(ctx, kgo.StringRecord("o")).FirstErr(); err != nil {
-		t.Fatal(err)
-	}
+	beginWithRecord(ctx, t, producer, "o")
 	txn := ctp.Txn{Worker: "w0.0", Seq: 1, Producer: producer}
 	if err := acker.AddAcks(ctx, txn, batch); err != nil {
 		t.Fatal(err)
@@ -358,6 +333,19 @@ func TestNativeAcker(t *testing.T) {
 	if len(acked) != 1 || !reflect.DeepEqual(acked[0].Topics[0].Partitions[0].AcknowledgementBatches,
 		[]wire.AcknowledgementBatch{{FirstOffset: 1, LastOffset: 3, AcknowledgeType: 1}}) {
 		t.Errorf("native acks %+v", acked)
+	}
+}
+
+// beginWithRecord opens a transaction of producer with one record produced
+// in it: kgo ends a transaction without records locally, never telling the
+// coordinator, so acks sent into it would hang pending.
+func beginWithRecord(ctx context.Context, t *testing.T, producer *kgo.Client, value string) {
+	t.Helper()
+	if err := producer.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := producer.ProduceSync(ctx, kgo.StringRecord(value)).FirstErr(); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -26,12 +26,7 @@ func TestRefusalSurvivesASiblingsRetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := producer.BeginTransaction(); err != nil {
-		t.Fatal(err)
-	}
-	if err := producer.ProduceSync(ctx, kgo.StringRecord("o")).FirstErr(); err != nil {
-		t.Fatal(err)
-	}
+	beginWithRecord(ctx, t, producer, "o")
 	e.em.failPartition(0, kerr.InvalidRecordState.Code)
 	e.em.failPartitionOnce(1, kerr.NotLeaderForPartition.Code)
 	acks, _ := FromRecords(append(recs("in", 0, 1, 2), recs("in", 1, 3)...), AckAccept)
