@@ -172,6 +172,17 @@ func (a *admin) partitionCount(ctx context.Context, topic string) (int, error) {
 	return len(t.Partitions), nil
 }
 
+// coordinatorPartitions is how many partitions a coordinator topic has
+// (kafkarole's topics): the count its keys hash over. A topic that does not
+// exist yet (no coordinator of its kind was ever asked for) is an error.
+func (a *admin) coordinatorPartitions(ctx context.Context, topic string) (int, error) {
+	n, err := a.partitionCount(ctx, topic)
+	if err == nil && n == 0 {
+		err = fmt.Errorf("%s does not exist", topic)
+	}
+	return n, err
+}
+
 // cellTxnIDs lists the transactional ids of a cell's workers: the slots'
 // ids (Env.Workers) and whatever ids with the cell's worker prefix the
 // coordinators know (a runner that did not say how many slots it runs).

@@ -21,10 +21,9 @@ import (
 // output partition of every loop stalled them all for the whole span: each
 // loop's produce to it waited about 20 s (its transaction timed out at the
 // coordinator at 10 s, the produce failed only then), so no transaction had
-// acks in it before the broker was back, and the row said UNKNOWN (one of nine
-// kill cells in a run of session 6, one of 90 cells of session 4's nightly).
-// Down 24 s, the loops have run several seconds on the new leaders before the
-// broker returns.
+// acks in it before the broker was back, and the row said UNKNOWN (FINDINGS 27,
+// "The kill rows after the fix"). Down 24 s, the loops have run several
+// seconds on the new leaders before the broker returns.
 const downTime = 24 * time.Second
 
 // restartLimit bounds bringing a broker back (three JVMs on two cores).

@@ -112,12 +112,9 @@ func coordinatorCrashAfterEndTxn(ctx context.Context, env Env) error {
 // hashes to the chosen id's own partition cannot be separated from it;
 // sharing names those.
 func otherTxnRoles(ctx context.Context, a *admin, chosen string, ids []string) (others []role, sharing []string, err error) {
-	n, err := a.partitionCount(ctx, kafkarole.TxnStateTopic)
+	n, err := a.coordinatorPartitions(ctx, kafkarole.TxnStateTopic)
 	if err != nil {
-		return nil, nil, err
-	}
-	if n == 0 {
-		return nil, nil, fmt.Errorf("find transaction coordinators: %s does not exist", kafkarole.TxnStateTopic)
+		return nil, nil, fmt.Errorf("find transaction coordinators: %w", err)
 	}
 	own := kafkarole.CoordinatorPartition(chosen, n)
 	for _, id := range ids {

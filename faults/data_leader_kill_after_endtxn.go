@@ -137,12 +137,9 @@ func txnCoordinatorRoles(ctx context.Context, a *admin, roles cluster.Roles, ids
 			return nil, fmt.Errorf("find transaction coordinator of %s: %w", id, err)
 		}
 	}
-	n, err := a.partitionCount(ctx, kafkarole.TxnStateTopic)
+	n, err := a.coordinatorPartitions(ctx, kafkarole.TxnStateTopic)
 	if err != nil {
-		return nil, err
-	}
-	if n == 0 {
-		return nil, fmt.Errorf("find transaction coordinators: %s does not exist", kafkarole.TxnStateTopic)
+		return nil, fmt.Errorf("find transaction coordinators: %w", err)
 	}
 	var out []role
 	for _, id := range ids {

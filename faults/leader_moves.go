@@ -34,12 +34,9 @@ const moveLimit = time.Minute
 // partition holding its share-partition's state. Their failover releases
 // the records acquired there (ORACLE.md "How records come back").
 func inputRoles(ctx context.Context, a *admin, topo ctp.Topology) ([]role, error) {
-	stateParts, err := a.partitionCount(ctx, kafkarole.ShareStateTopic)
+	stateParts, err := a.coordinatorPartitions(ctx, kafkarole.ShareStateTopic)
 	if err != nil {
-		return nil, err
-	}
-	if stateParts == 0 {
-		return nil, fmt.Errorf("find share-state partitions: %s does not exist", kafkarole.ShareStateTopic)
+		return nil, fmt.Errorf("find share-state partitions: %w", err)
 	}
 	var out []role
 	for p := range topo.Partitions {
@@ -74,12 +71,9 @@ func outputRoles(ctx context.Context, a *admin, topo ctp.Topology) ([]role, erro
 
 // groupRole is the share group's coordinator.
 func groupRole(ctx context.Context, a *admin, topo ctp.Topology) (role, error) {
-	n, err := a.partitionCount(ctx, kafkarole.OffsetsTopic)
+	n, err := a.coordinatorPartitions(ctx, kafkarole.OffsetsTopic)
 	if err != nil {
-		return role{}, err
-	}
-	if n == 0 {
-		return role{}, fmt.Errorf("find group coordinator partition: %s does not exist", kafkarole.OffsetsTopic)
+		return role{}, fmt.Errorf("find group coordinator partition: %w", err)
 	}
 	return role{what: "group coordinator", topic: kafkarole.OffsetsTopic, partition: kafkarole.CoordinatorPartition(topo.Group, n),
 		kind: cluster.CoordGroup, key: topo.Group}, nil
