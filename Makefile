@@ -26,7 +26,12 @@ test-refbroker:
 ## java-worker: build/sharechaos-java-worker.jar, the CTP worker on Apache
 ## Kafka's Java clients (clients/java/worker, issue 24; `--client java`):
 ## Maven builds and tests it (JUnit) and the target prints its build time.
-java-worker:
+java-worker: build/sharechaos-java-worker.jar
+
+# The jar is rebuilt only when its sources, its pom or the Kafka release it
+# is built against changed, so every target that needs it can depend on it.
+JAVA_WORKER_INPUTS := $(shell git ls-files clients/java/worker 2>/dev/null) docker/images/kafka/version
+build/sharechaos-java-worker.jar: $(JAVA_WORKER_INPUTS)
 	bash clients/java/worker/build.sh
 
 ## chaos: the smoke scenario matrix, on Docker when an engine answers and the
@@ -67,7 +72,7 @@ lint:
 ## mutants): each test-only variant of the loop breaks one promise and must be
 ## caught as ANOMALY by its paired scenario and mode on embedded; prints the
 ## table; a mutant that passes fails the target. SHARECHAOS_MUTANTS=a,b runs a few.
-mutants:
+mutants: refbroker build/sharechaos-java-worker.jar
 	$(GO) test -tags mutants -count=1 -v -run '^TestMutants$$' -timeout 30m ./suites/
 
 test-short:

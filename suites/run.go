@@ -171,7 +171,7 @@ func (r *runState) startCluster(ctx context.Context, version, own string) (clust
 	o := r.o
 	b := harness.ChooseBackend(ctx, o.Backend)
 	r.res.Backend, r.res.BackendWhy = b.Name, b.Why
-	if err := harness.CheckVersionImages(ctx, o.Backends.Docker, b.Name); err != nil {
+	if err := harness.CheckDockerImages(ctx, o.Backends.Docker, b.Name); err != nil {
 		return nil, err
 	}
 	on := ""

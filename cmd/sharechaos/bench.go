@@ -157,6 +157,18 @@ func benchRun(cmd *cobra.Command, bf *benchFlags, rawArgs []string, stdout, stde
 			fmt.Fprintf(stdout, "threshold failed: %s [%s]: %s\n", t.Threshold, t.Scope, t.Reason)
 		}
 	}
+	if res.Verdict == verdict.HarnessError {
+		// Why the suite failed, on the console as in summary.md: the
+		// bench's notes and each failed repeat's error.
+		for _, n := range res.Notes {
+			fmt.Fprintf(stdout, "harness error: %s\n", n)
+		}
+		for _, r := range res.Runs {
+			if r.Error != "" {
+				fmt.Fprintf(stdout, "harness error: %s batch %d repeat %d: %s\n", r.Label(), r.Batch, r.Repeat, r.Error)
+			}
+		}
+	}
 	if res.HarnessOverhead > 0 {
 		fmt.Fprintf(stdout, "harness overhead: %.3f (instrumented explicit txn_total_duration p50 / bare franz-go loop's)\n", res.HarnessOverhead)
 		if res.HarnessOverheadWhy != "" {

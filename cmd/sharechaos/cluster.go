@@ -1,92 +1,179 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	flag "github.com/spf13/pflag"
 
 	"github.com/sharechaos/sharechaos/internal/cluster/docker"
 	"github.com/sharechaos/sharechaos/internal/verdict"
 )
 
-const clusterUsage = `Usage:
-  sharechaos cluster up [--brokers N] [--out DIR] [--kafka-image IMAGE | --kafka-version VERSION]
-      start the docker cluster (every link behind toxiproxy) standalone: it keeps
-      running after this returns; DIR gets bootstrap, hooks.yaml and cluster.json
-  sharechaos cluster down DIR
-      remove it (every container and network)
-  sharechaos cluster fault DIR ACTION [ARGS]
-      act on it (what DIR/hooks.yaml calls): kill N, start N, restart N, pause N,
-      resume N, isolate N, disconnect A B, latency 100ms 20ms, heal
-`
+const clusterLong = `A standalone docker cluster for --backend external: Apache Kafka brokers
+with every link behind toxiproxy, left running after the command returns, so
+that run, bench or another tool can be pointed at a cluster the suite did not
+start. 'cluster up' writes DIR/bootstrap, DIR/hooks.yaml (the fault hooks
+that --fault-hooks reads, each calling 'cluster fault') and DIR/cluster.json;
+'cluster down DIR' removes every container and network.`
 
-func clusterCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, clusterUsage)
-		return verdict.ExitUsage
+const clusterExample = `  sharechaos cluster up --out /tmp/kafka --kafka-version 4.3.2
+  sharechaos run --backend external --bootstrap "$(cat /tmp/kafka/bootstrap)" \
+      --fault-hooks /tmp/kafka/hooks.yaml --profile smoke
+  sharechaos cluster fault /tmp/kafka kill 2
+  sharechaos cluster down /tmp/kafka`
+
+// newClusterCmd puts the standalone cluster's commands into the command
+// tree: up, down and fault, each with its help; the hooks files that
+// `cluster up` writes call `cluster fault`.
+func newClusterCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:         "cluster",
+		Short:       "a standalone docker cluster for --backend external (up, down, fault)",
+		Long:        clusterLong,
+		Example:     clusterExample,
+		Args:        noArgs,
+		RunE:        func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		Annotations: map[string]string{footerKey: exitCodes},
 	}
-	switch args[0] {
-	case "up":
-		return clusterUp(ctx, args[1:], stdout, stderr)
-	case "down":
-		if len(args) != 2 {
-			fmt.Fprint(stderr, clusterUsage)
-			return verdict.ExitUsage
-		}
-		if err := docker.Down(context.WithoutCancel(ctx), args[1]); err != nil {
-			fmt.Fprintln(stderr, "sharechaos cluster down:", err)
-			return verdict.ExitHarnessError
-		}
-		fmt.Fprintf(stdout, "cluster in %s removed\n", args[1])
-		return 0
-	case "fault":
-		if len(args) < 3 {
-			fmt.Fprint(stderr, clusterUsage)
-			return verdict.ExitUsage
-		}
-		fctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-		defer cancel()
-		if err := docker.Fault(fctx, args[1], args[2:]); err != nil {
-			fmt.Fprintln(stderr, "sharechaos cluster fault:", err)
-			return verdict.ExitHarnessError
-		}
-		return 0
-	case "-h", "--help", "help":
-		fmt.Fprint(stdout, clusterUsage)
-		return 0
-	}
-	fmt.Fprintf(stderr, "sharechaos cluster: unknown subcommand %q\n\n%s", args[0], clusterUsage)
-	return verdict.ExitUsage
+	cmd.AddCommand(newClusterUpCmd(), newClusterDownCmd(), newClusterFaultCmd())
+	return cmd
 }
 
-func clusterUp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("cluster up", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	brokers := fs.Int("brokers", 3, "brokers in the cluster")
-	out := fs.String("out", "cluster", "directory for bootstrap, hooks.yaml and cluster.json")
-	image := fs.String("kafka-image", "", "the Kafka image (default $SHARECHAOS_KAFKA_IMAGE, else ours)")
-	version := fs.String("kafka-version", "", "an Apache Kafka release to run on our image of it (make images KAFKA_VERSIONS=...); not with --kafka-image")
-	verbose := fs.Bool("v", false, "log every step")
-	if err := fs.Parse(args); err != nil {
+// clusterUpFlags are cluster up's settings as given.
+type clusterUpFlags struct {
+	brokers int
+	out     string
+	image   string
+	version string
+	jit     string
+	verbose bool
+}
+
+func newClusterUpCmd() *cobra.Command {
+	var f clusterUpFlags
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "start a standalone docker cluster and leave it running",
+		Long: `Start Apache Kafka brokers in containers, every link behind toxiproxy, and
+leave them running. DIR (--out) gets bootstrap (HOST:PORT,...), hooks.yaml
+(the fault hooks for --fault-hooks) and cluster.json (what 'cluster fault'
+and 'cluster down' read). A missing image is a usage error naming the
+command that builds it; nothing is left behind when the start fails.`,
+		Example: `  sharechaos cluster up                                   # 3 brokers of the default release, in ./cluster
+  sharechaos cluster up --kafka-version 4.2.2 --out /tmp/k422
+  sharechaos cluster up --kafka-image sharechaos/kafka-kip1289:4.3.1 --brokers 3`,
+		Args:        noArgs,
+		Annotations: map[string]string{footerKey: exitCodes},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return codeOf(clusterUp(cmd.Context(), f, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
+	}
+	fs := cmd.Flags()
+	fs.IntVar(&f.brokers, "brokers", 3, "brokers in the cluster")
+	fs.StringVar(&f.out, "out", "cluster", "directory for bootstrap, hooks.yaml and cluster.json")
+	fs.StringVar(&f.image, "kafka-image", "", "the Kafka image (default $SHARECHAOS_KAFKA_IMAGE, else ours)")
+	fs.StringVar(&f.version, "kafka-version", "", "an Apache Kafka release to run on our image of it (make images KAFKA_VERSIONS=...); not with --kafka-image")
+	fs.StringVar(&f.jit, "broker-jit", docker.JITC1, "the brokers' JIT: c1 (fastest on few cores) or full (HotSpot's C2 too)")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log every step")
+	for name, group := range map[string]string{"brokers": "load", "out": "output", "verbose": "output"} {
+		_ = fs.SetAnnotation(name, groupKey, []string{group})
+	}
+	return cmd
+}
+
+func newClusterDownCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:         "down DIR",
+		Short:       "remove a standalone cluster (every container and network)",
+		Long:        "Remove the standalone cluster whose state 'cluster up' wrote to DIR: every container and network.",
+		Example:     "  sharechaos cluster down ./cluster",
+		Args:        exactDir,
+		Annotations: map[string]string{footerKey: exitCodes},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := docker.Down(context.WithoutCancel(cmd.Context()), args[0]); err != nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), "sharechaos cluster down:", err)
+				return codeOf(verdict.ExitHarnessError)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "cluster in %s removed\n", args[0])
+			return nil
+		},
+	}
+}
+
+func newClusterFaultCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "fault DIR ACTION [ARGS]",
+		Short: "act on a standalone cluster (what its hooks.yaml calls)",
+		Long: `Act on the standalone cluster in DIR, as its hooks.yaml does: kill N, start N,
+restart N, pause N, resume N, isolate N, disconnect A B, latency 100ms 20ms,
+heal. N is a broker's node id (1..brokers).`,
+		Example:            "  sharechaos cluster fault ./cluster kill 2\n  sharechaos cluster fault ./cluster latency 100ms 20ms\n  sharechaos cluster fault ./cluster heal",
+		DisableFlagParsing: true,
+		Annotations:        map[string]string{footerKey: exitCodes},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
+				return cmd.Help()
+			}
+			if len(args) < 2 {
+				return usageError{fmt.Errorf("want DIR ACTION [ARGS], got %d argument(s)", len(args))}
+			}
+			fctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
+			defer cancel()
+			if err := docker.Fault(fctx, args[0], args[1:]); err != nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), "sharechaos cluster fault:", err)
+				return codeOf(verdict.ExitHarnessError)
+			}
+			return nil
+		},
+	}
+}
+
+// exactDir takes exactly one argument, the cluster's directory.
+func exactDir(_ *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return fmt.Errorf("want the cluster's directory (DIR), got %d argument(s)", len(args))
+	}
+	return nil
+}
+
+func clusterUp(ctx context.Context, f clusterUpFlags, stdout, stderr io.Writer) int {
+	usage := func(err error) int {
+		fmt.Fprintln(stderr, "sharechaos cluster up:", err)
 		return verdict.ExitUsage
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "sharechaos cluster up: unexpected arguments %s\n", strings.Join(fs.Args(), " "))
-		return verdict.ExitUsage
+	if f.brokers <= 0 {
+		return usage(fmt.Errorf("--brokers %d: want a positive number", f.brokers))
 	}
-	if *version != "" {
-		if err := clusterVersion(ctx, *version, *image); err != nil {
-			fmt.Fprintln(stderr, "sharechaos cluster up:", err)
-			return verdict.ExitUsage
+	if !slices.Contains(docker.JITs, f.jit) {
+		return usage(fmt.Errorf("--broker-jit %q: want one of %v", f.jit, docker.JITs))
+	}
+	image := f.image
+	if f.version != "" {
+		if err := clusterVersion(f.version, f.image); err != nil {
+			return usage(err)
 		}
-		*image = docker.VersionImage(*version)
+		image = docker.VersionImage(f.version)
+	}
+	kafka := image
+	if kafka == "" {
+		kafka = cmp.Or(os.Getenv(docker.EnvKafkaImage), docker.DefaultKafkaImage)
+	}
+	needed := []string{kafka, cmp.Or(os.Getenv(docker.EnvToxiproxyImage), docker.DefaultToxiproxyImage)}
+	missing, err := docker.MissingImages(ctx, needed)
+	if err != nil {
+		return usage(fmt.Errorf("%w (start an engine: bash .ci/docker-engine.sh)", err))
+	}
+	if len(missing) > 0 {
+		return usage(errors.New(docker.MissingWhy(missing)))
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -94,50 +181,28 @@ func clusterUp(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return verdict.ExitHarnessError
 	}
 	log := slog.New(slog.DiscardHandler)
-	if *verbose {
+	if f.verbose {
 		log = slog.New(slog.NewTextHandler(stderr, nil))
 	}
-	st, err := docker.Up(ctx, docker.Options{Brokers: *brokers, KafkaImage: *image, RunID: "standalone-" + fmt.Sprint(time.Now().Unix()), Logger: log}, *out, self)
+	st, err := docker.Up(ctx, docker.Options{Brokers: f.brokers, KafkaImage: image, BrokerJIT: f.jit, RunID: "standalone-" + fmt.Sprint(time.Now().Unix()), Logger: log}, f.out, self)
 	if err != nil {
 		fmt.Fprintln(stderr, "sharechaos cluster up:", err)
 		return verdict.ExitHarnessError
 	}
 	fmt.Fprintf(stdout, "cluster %s up: bootstrap %s\n", st.RunID, strings.Join(st.Bootstrap, ","))
-	fmt.Fprintf(stdout, "run against it: sharechaos run --backend external --bootstrap \"$(cat %s/bootstrap)\" --fault-hooks %s/hooks.yaml\n", *out, *out)
-	fmt.Fprintf(stdout, "remove it:      sharechaos cluster down %s\n", *out)
+	fmt.Fprintf(stdout, "run against it: sharechaos run --backend external --bootstrap \"$(cat %s/bootstrap)\" --fault-hooks %s/hooks.yaml\n", f.out, f.out)
+	fmt.Fprintf(stdout, "remove it:      sharechaos cluster down %s\n", f.out)
 	return 0
 }
 
-// newClusterCmd puts the standalone cluster's commands into the command
-// tree; they parse their own arguments (clusterUsage), as the hooks files
-// written by `cluster up` call them.
-func newClusterCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:                "cluster up|down|fault",
-		Short:              "a standalone docker cluster for --backend external",
-		Long:               strings.TrimSpace(clusterUsage),
-		DisableFlagParsing: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return codeOf(clusterCmd(cmd.Context(), args, cmd.OutOrStdout(), cmd.ErrOrStderr()))
-		},
-	}
-}
-
-// clusterVersion refuses a --kafka-version that is not a release, given
-// with --kafka-image, or whose image was not built.
-func clusterVersion(ctx context.Context, version, image string) error {
+// clusterVersion refuses a --kafka-version that is not a release, or given
+// with --kafka-image (its image is checked with the others).
+func clusterVersion(version, image string) error {
 	if image != "" {
 		return fmt.Errorf("--kafka-version and --kafka-image: give one")
 	}
 	if err := docker.CheckVersion(version); err != nil {
 		return fmt.Errorf("--kafka-version: %w", err)
-	}
-	missing, err := docker.MissingImages(ctx, []string{docker.VersionImage(version)})
-	if err != nil {
-		return fmt.Errorf("--kafka-version: %w", err)
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("--kafka-version: image %s missing: build it with make images KAFKA_VERSIONS=%s", missing[0], version)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"github.com/sharechaos/sharechaos/bench"
@@ -138,11 +139,23 @@ func runRun(cmd *cobra.Command, rf *runFlags, rawArgs []string, stdout, stderr i
 	fmt.Fprintf(stdout, "\n%s: %s\nseed %d, backend %s (%s), %.0fs\n",
 		res.Verdict, res.Verdict.Words(), res.Seed, res.Backend, res.BackendWhy, time.Since(start).Seconds())
 	printFailedThresholds(stdout, res.Thresholds)
+	printHarnessErrors(stdout, res.Runs)
 	fmt.Fprintf(stdout, "report: %s\n", res.Dir+"/summary.md")
 	if res.Command != "" {
 		fmt.Fprintf(stdout, "replay: %s\n", res.Command)
 	}
 	return res.ExitCode
+}
+
+// printHarnessErrors names every cell the suite itself failed, with its
+// reason (an image missing, a cluster that did not start): the console
+// says why, not only summary.md.
+func printHarnessErrors(w io.Writer, cells []result.Cell) {
+	for _, c := range cells {
+		if c.Verdict == verdict.HarnessError {
+			fmt.Fprintf(w, "harness error: %s: %s\n", c.Name(), cmp.Or(c.Reason, "no reason recorded"))
+		}
+	}
 }
 
 // printFailedThresholds names each failed threshold with its bound (the

@@ -51,7 +51,7 @@ var benchAxes = []benchAxis{
 		},
 		dir: func(v string) string { return "kafka-" + v },
 		check: func(ctx context.Context, o Options) error {
-			return harness.CheckVersionImages(ctx, o.Backends.Docker, harness.ChooseBackend(ctx, o.Backend).Name)
+			return harness.CheckDockerImages(ctx, o.Backends.Docker, harness.ChooseBackend(ctx, o.Backend).Name)
 		}},
 	{name: "image", plural: "images", title: "Kafka images",
 		values: func(o Options) []string { return o.Backends.Docker.KafkaImages },
@@ -61,7 +61,7 @@ var benchAxes = []benchAxis{
 		},
 		dir: func(v string) string { return "image-" + imageDir.Replace(v) },
 		check: func(ctx context.Context, o Options) error {
-			return harness.CheckImages(ctx, o.Backends.Docker, harness.ChooseBackend(ctx, o.Backend).Name)
+			return harness.CheckDockerImages(ctx, o.Backends.Docker, harness.ChooseBackend(ctx, o.Backend).Name)
 		}},
 	{name: "client", plural: "clients", title: "clients",
 		values: func(o Options) []string { return o.Clients },

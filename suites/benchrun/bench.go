@@ -64,7 +64,7 @@ func Run(ctx context.Context, o Options) (result.Bench, error) {
 	so, brokerNote, err := harness.StartOptionsFor(o.Common, choice, harness.StartOptions{Brokers: o.Brokers, RunID: runID, Dir: o.Out,
 		Lock: harness.DefaultLock, Log: o.Log, Flags: o.Backends})
 	if err == nil {
-		err = harness.CheckVersionImages(ctx, o.Backends.Docker, choice.Name)
+		err = harness.CheckDockerImages(ctx, o.Backends.Docker, choice.Name)
 	}
 	if err != nil {
 		if created {

@@ -37,23 +37,46 @@ func (c Common) checkClients() error {
 }
 
 // checkRealizations: a client that runs only some transactional
-// realizations (the Java worker: the ledger) must not meet a run that may
-// pick another.
+// realizations (the Java worker: the ledger) must not meet a run that asks
+// for another. --txn-acks auto is decided by the brokers, so it is checked
+// once they answered (checkDecided): on a broker without KIP-1289 auto picks
+// the ledger, which every client runs.
 func (c Common) checkRealizations(cl workerset.Client) error {
 	if !slices.Contains(c.Modes, ctp.Transactional) {
 		return nil
 	}
 	may := c.Realizations
 	if len(may) == 0 {
-		may = []string{c.TxnAcks}
 		if c.TxnAcks == string(kip1289.ChoiceAuto) {
-			may = kip1289.RealizationNames()
+			return nil
 		}
+		may = []string{c.TxnAcks}
 	}
 	for _, r := range may {
 		if !cl.Runs(r) {
 			return Usagef("--client %s runs the transactional mode through %s only, and this run may pick %s: add --txn-acks %s",
 				cl.Name, strings.Join(cl.Realizations, ", "), r, cl.Realizations[0])
+		}
+	}
+	return nil
+}
+
+// checkDecided refuses a run whose one client cannot run the realization
+// the brokers' answer picked for --txn-acks auto (native, on a broker with
+// KIP-1289, for the Java worker), before any cell runs; beside another
+// client its cells of that realization are N/A instead.
+func (c Common) checkDecided(txns []TxnDecision) error {
+	if len(c.Clients) != 1 {
+		return nil
+	}
+	cl, ok := workerset.LookupClient(c.Clients[0])
+	if !ok {
+		return nil
+	}
+	for _, d := range txns {
+		if d.Mode == ctp.Transactional && !cl.Runs(d.Realization) {
+			return Usagef("--client %s runs the transactional mode through %s only, and these brokers speak KIP-1289, so --txn-acks auto picks %s: add --txn-acks %s",
+				cl.Name, strings.Join(cl.Realizations, ", "), d.Realization, cl.Realizations[0])
 		}
 	}
 	return nil

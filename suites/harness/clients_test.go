@@ -34,8 +34,9 @@ func TestClientsUsage(t *testing.T) {
 	}
 }
 
-// TestClientRealizations: the Java worker alone on a run that may go native
-// is a usage error naming --txn-acks ledger; beside the Go worker it is not
+// TestClientRealizations: the Java worker alone on a run that asks for
+// native is a usage error naming --txn-acks ledger; with auto it waits for
+// the brokers' answer (TestClientDecided); beside the Go worker it is not
 // (its native cells are N/A), and with the ledger it runs alone.
 func TestClientRealizations(t *testing.T) {
 	t.Setenv(workerset.JavaWorkerEnv, os.Args[0]) // any existing file: the jar's presence is not what is tested
@@ -44,7 +45,7 @@ func TestClientRealizations(t *testing.T) {
 		txnAcks string
 		usage   bool
 	}{
-		{[]string{"java"}, "auto", true},
+		{[]string{"java"}, "auto", false},
 		{[]string{"java"}, "native", true},
 		{[]string{"java"}, "ledger", false},
 		{[]string{"go", "java"}, "auto", false},
@@ -54,6 +55,30 @@ func TestClientRealizations(t *testing.T) {
 		var u *UsageError
 		if got := errors.As(err, &u); got != tc.usage || (tc.usage && !strings.Contains(err.Error(), "--txn-acks ledger")) {
 			t.Errorf("--client %v --txn-acks %s: %v, want usage error %v", tc.clients, tc.txnAcks, err, tc.usage)
+		}
+	}
+}
+
+// TestClientDecided: --txn-acks auto with the Java worker alone runs the
+// ledger where the brokers lack KIP-1289, and is refused, naming --txn-acks
+// ledger, only where the brokers' answer picked native; beside the Go
+// worker native is no refusal (the Java cells of it are N/A).
+func TestClientDecided(t *testing.T) {
+	for _, tc := range []struct {
+		clients     []string
+		realization string
+		usage       bool
+	}{
+		{[]string{"java"}, ctp.RealizationLedger, false},
+		{[]string{"java"}, ctp.RealizationNative, true},
+		{[]string{"go"}, ctp.RealizationNative, false},
+		{[]string{"go", "java"}, ctp.RealizationNative, false},
+	} {
+		c := Common{Clients: tc.clients}
+		err := c.checkDecided([]TxnDecision{{Mode: ctp.Transactional, Realization: tc.realization}})
+		var u *UsageError
+		if got := errors.As(err, &u); got != tc.usage || (tc.usage && !strings.Contains(err.Error(), "--txn-acks ledger")) {
+			t.Errorf("--client %v, decided %s: %v, want usage error %v", tc.clients, tc.realization, err, tc.usage)
 		}
 	}
 }

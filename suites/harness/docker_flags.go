@@ -1,11 +1,11 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	flag "github.com/spf13/pflag"
 
@@ -133,51 +133,52 @@ func (d DockerFlags) check(chosen bool) error {
 	return nil
 }
 
-// CheckVersionImages refuses --kafka-version on a backend other than
-// docker, and a version whose image was not built (nothing is run, so the
-// user builds it first); backend is the chosen one.
-func CheckVersionImages(ctx context.Context, d DockerFlags, backend string) error {
-	if len(d.KafkaVersions) == 0 && d.UpgradeTo == "" {
+// CheckDockerImages refuses, before anything runs, docker settings that
+// cannot start: --kafka-version, --upgrade-to or --kafka-image on a backend
+// other than docker (backend is the chosen one), and on docker an engine
+// that does not answer or an image the run needs that is not on this
+// machine (no registry is asked), each named with the command that
+// provides it. One rule for every command that starts a docker cluster
+// (run, bench, cluster up): a usage error, exit 64, nothing left behind.
+func CheckDockerImages(ctx context.Context, d DockerFlags, backend string) error {
+	if backend != docker.Name {
+		switch {
+		case len(d.KafkaVersions) > 0 || d.UpgradeTo != "":
+			return Usagef("--kafka-version and --upgrade-to run Kafka releases in containers: they need --backend docker (the run's backend is %s)", backend)
+		case len(d.KafkaImages) > 0:
+			return Usagef("--kafka-image runs Kafka images in containers: it needs --backend docker (the run's backend is %s)", backend)
+		}
 		return nil
 	}
-	if backend != docker.Name {
-		return Usagef("--kafka-version and --upgrade-to run Kafka releases in containers: they need --backend docker (the run's backend is %s)", backend)
-	}
-	var images []string
-	for _, v := range append(slices.Clone(d.KafkaVersions), d.UpgradeTo) {
-		if v != "" && !slices.Contains(images, docker.VersionImage(v)) {
-			images = append(images, docker.VersionImage(v))
-		}
-	}
-	missing, err := docker.MissingImages(ctx, images)
+	missing, err := docker.MissingImages(ctx, d.neededImages())
 	if err != nil {
-		return Usagef("--kafka-version: %v", err)
+		return Usagef("--backend docker: %v (start an engine: bash .ci/docker-engine.sh)", err)
 	}
 	if len(missing) > 0 {
-		return Usagef("--kafka-version: image %s missing: build it with make images KAFKA_VERSIONS=\"%s\"",
-			strings.Join(missing, ", "), strings.Join(strings.Fields(strings.Join(append(slices.Clone(d.KafkaVersions), d.UpgradeTo), " ")), " "))
+		return Usagef("--backend docker: %s", docker.MissingWhy(missing))
 	}
 	return nil
 }
 
-// CheckImages refuses several --kafka-image on a backend other than
-// docker, and an image of them that is not there (a bench over images
-// checks them all before the first runs).
-func CheckImages(ctx context.Context, d DockerFlags, backend string) error {
-	if len(d.KafkaImages) == 0 {
-		return nil
+// neededImages are the images a docker cluster of d runs: each release's
+// image and the upgrade target's, else every --kafka-image, else the
+// default Kafka image; and toxiproxy's.
+func (d DockerFlags) neededImages() []string {
+	var kafka []string
+	for _, v := range append(slices.Clone(d.KafkaVersions), d.UpgradeTo) {
+		if v != "" {
+			kafka = append(kafka, docker.VersionImage(v))
+		}
 	}
-	if backend != docker.Name {
-		return Usagef("--kafka-image runs Kafka images in containers: it needs --backend docker (the run's backend is %s)", backend)
+	if len(d.KafkaVersions) == 0 {
+		kafka = append(kafka, d.KafkaImages...)
+		if len(d.KafkaImages) == 0 {
+			kafka = append(kafka, cmp.Or(os.Getenv(docker.EnvKafkaImage), docker.DefaultKafkaImage))
+		}
 	}
-	missing, err := docker.MissingImages(ctx, d.KafkaImages)
-	if err != nil {
-		return Usagef("--kafka-image: %v", err)
-	}
-	if len(missing) > 0 {
-		return Usagef("--kafka-image: image %s missing (docker/README.md says how to build ours)", strings.Join(missing, ", "))
-	}
-	return nil
+	needed := append(kafka, cmp.Or(os.Getenv(docker.EnvToxiproxyImage), docker.DefaultToxiproxyImage))
+	slices.Sort(needed)
+	return slices.Compact(needed)
 }
 
 // KIP1289PendingLockConfig is the broker config an image with KIP-1289 built

@@ -55,7 +55,7 @@ func DecideRealizations(ctx context.Context, c Common, cl cluster.Cluster) ([]Tx
 		if err != nil {
 			return nil, err
 		}
-		return []TxnDecision{d}, nil
+		return []TxnDecision{d}, c.checkDecided([]TxnDecision{d})
 	}
 	var out []TxnDecision
 	for _, r := range c.Realizations {
