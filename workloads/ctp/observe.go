@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -109,8 +112,9 @@ func ReadTopic(ctx context.Context, bootstrap []string, topic string, readCommit
 }
 
 // readStall bounds how long a read-back waits without a record while some
-// partition is not yet at its end.
-const readStall = 60 * time.Second
+// partition is not yet at its end (a variable only so that a test of the
+// stall need not wait a minute).
+var readStall = 60 * time.Second
 
 // EachRecord calls f with every record of topic from the start to the end
 // offsets listed when it begins, as the fetches bring them, so a large
@@ -159,6 +163,7 @@ func EachRecord(ctx context.Context, bootstrap []string, topic string, readCommi
 
 	stable := map[int32]bool{}
 	lastSeen := map[int32]kgo.FetchPartition{} // each partition's offsets as last fetched
+	fetchErr := map[int32]error{}              // each partition's last fetch error
 	quietSince := time.Now()
 	for {
 		pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
@@ -170,6 +175,9 @@ func EachRecord(ctx context.Context, bootstrap []string, topic string, readCommi
 		got := 0
 		var ferr error
 		fs.EachPartition(func(p kgo.FetchTopicPartition) {
+			if p.Err != nil {
+				fetchErr[p.Partition] = p.Err
+			}
 			if p.Err != nil || ferr != nil {
 				return
 			}
@@ -197,11 +205,70 @@ func EachRecord(ctx context.Context, bootstrap []string, topic string, readCommi
 			return nil
 		}
 		if time.Since(quietSince) > readStall {
+			// A partition whose fetches failed (or never came back) was not
+			// seen: ask the brokers for the offsets of every partition short
+			// of its end, so a hanging transaction is told from a stall of
+			// another cause, and the error says what each partition showed.
+			askOffsets(ctx, cl, topic, want, stable, lastSeen)
 			if h := hangingOf(topic, want, stable, lastSeen, readCommitted); h != nil {
 				return h
 			}
-			return fmt.Errorf("read topic %s: not at its end, nothing read for %s (%d of %d partitions stable)", topic, readStall, len(stable), len(want))
+			return fmt.Errorf("read topic %s: not at its end, nothing read for %s (%d of %d partitions stable; %s)",
+				topic, readStall, len(stable), len(want), unstableWords(want, stable, lastSeen, fetchErr))
 		}
+	}
+}
+
+// unstableWords says of each partition short of its end what the read-back
+// last knew of it: its end, high watermark and stable offset, and its last
+// fetch error.
+func unstableWords(want map[int32]int64, stable map[int32]bool, seen map[int32]kgo.FetchPartition, fetchErr map[int32]error) string {
+	var parts []string
+	for _, p := range slices.Sorted(maps.Keys(want)) {
+		if stable[p] {
+			continue
+		}
+		w := fmt.Sprintf("partition %d: end %d", p, want[p])
+		if f, ok := seen[p]; ok {
+			w += fmt.Sprintf(", high watermark %d, stable to %d", f.HighWatermark, f.LastStableOffset)
+		} else {
+			w += ", offsets unknown"
+		}
+		if err := fetchErr[p]; err != nil {
+			w += ", fetch error " + err.Error()
+		}
+		parts = append(parts, w)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// askOffsets puts each unstable partition's high watermark and last stable
+// offset, as the brokers list them now, into seen (a partition they do not
+// answer for keeps what the fetches said).
+func askOffsets(ctx context.Context, cl *kgo.Client, topic string, want map[int32]int64, stable map[int32]bool, seen map[int32]kgo.FetchPartition) {
+	actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	adm := kadm.NewClient(cl)
+	ends, err := adm.ListEndOffsets(actx, topic)
+	if err != nil {
+		return
+	}
+	lsos, err := adm.ListCommittedOffsets(actx, topic)
+	if err != nil {
+		return
+	}
+	for p := range want {
+		if stable[p] {
+			continue
+		}
+		end, eok := ends.Lookup(topic, p)
+		lso, lok := lsos.Lookup(topic, p)
+		if !eok || !lok || end.Err != nil || lso.Err != nil {
+			continue
+		}
+		f := seen[p]
+		f.HighWatermark, f.LastStableOffset = end.Offset, lso.Offset
+		seen[p] = f
 	}
 }
 
