@@ -95,6 +95,15 @@ const (
 	// it (KIP-1222), within the lock that renewal started and before that
 	// worker let the record go. Allowed nowhere.
 	AnomalyRedeliveredWhileRenewed = "redelivered-while-renewed"
+	// AnomalyRedeliveredAfterAck: the broker handed a record out again, as
+	// a delivery no later than the one it had confirmed acknowledged (an
+	// ACCEPT answered ok; native, the ack inside a committed transaction):
+	// the share-partition state a leader loaded had lost the
+	// acknowledgement (Jepsen's lost acknowledged write; apache/kafka
+	// #23074's stale state write). Judged apart from the duplicates it may
+	// cause, so that explicit mode (which allows duplicates) and the
+	// ledger (which skips the record) still show it. Allowed nowhere.
+	AnomalyRedeliveredAfterAck = "redelivered-after-ack"
 	// The dead-letter queue (KIP-1191), judged where the group has one:
 	// every input the broker archived is in the dead-letter topic exactly
 	// once. AnomalyDLQMissing: an archived input that is not there;

@@ -17,6 +17,7 @@ var checkers = []checker{
 	{"redelivered-while-pending", checkRedeliveredWhilePending},
 	{"acked-by-non-holder", checkAckedByNonHolder},
 	{"redelivered-while-renewed", checkRedeliveredWhileRenewed},
+	{"redelivered-after-ack", checkRedeliveredAfterAck},
 	{"dead-letters", checkDLQ},
 	{"fault-points", checkFaultPoints},
 	{"zombie-commits", checkZombieCommits},
