@@ -43,6 +43,15 @@ type connState struct {
 	// the gate opened; it was decided already.
 	exemptNext bool
 
+	// inspecting: a frame of a Match toxic's api key waits, until it is
+	// whole, for its judgement (inspect.go): the gate is closed and held
+	// starts at its header, but it is no hold (Status.Holding does not
+	// count it). inspectLen is its length, inspectAt its arrival.
+	inspecting    bool
+	inspectLen    int
+	inspectHeader Header
+	inspectAt     time.Time
+
 	inputDone bool // the sender closed its side
 	reset     bool // a matching frame asked for the connection to be closed
 }
@@ -87,7 +96,14 @@ func (t *Toxic) Pipe(stub *toxics.ToxicStub) {
 			return
 		}
 		if cs.gateClosed && (isClosed(released) || (!cs.gateUntil.IsZero() && !time.Now().Before(cs.gateUntil))) {
-			cs.openGate(t)
+			if cs.inspecting {
+				// Released while a frame waited for its judgement: a
+				// released toxic acts on nothing.
+				cs.inspecting = false
+				cs.pass()
+			} else {
+				cs.openGate(t)
+			}
 		}
 		if !cs.gateClosed && len(cs.held) > 0 {
 			cs.feed(t, spec, configured, cs.popHeld(t))
@@ -135,6 +151,9 @@ func (t *Toxic) Pipe(stub *toxics.ToxicStub) {
 			case cs.gateClosed:
 				cs.held = append(cs.held, c)
 				t.heldBytes.Add(int64(len(c.Data)))
+				if cs.inspecting {
+					cs.judge(t, spec)
+				}
 			default:
 				cs.feed(t, spec, configured, c)
 			}
@@ -167,7 +186,7 @@ func (t *Toxic) Cleanup(stub *toxics.ToxicStub) {
 	} else {
 		t.discarded.Add(chunkBytes(cs.held))
 	}
-	if cs.gateClosed {
+	if cs.gateClosed && !cs.inspecting {
 		t.holding.Add(-1)
 	}
 	t.heldBytes.Add(-chunkBytes(cs.held))
@@ -276,7 +295,10 @@ func (cs *connState) discardHeld(t *Toxic) {
 	cs.held = nil
 	cs.exemptNext = false
 	cs.gateClosed, cs.gateUntil = false, time.Time{}
-	t.holding.Add(-1)
+	if !cs.inspecting {
+		t.holding.Add(-1)
+	}
+	cs.inspecting = false
 }
 
 func chunkBytes(cs []*stream.StreamChunk) int64 {

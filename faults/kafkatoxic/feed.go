@@ -84,6 +84,11 @@ func (cs *connState) feed(t *Toxic, spec Spec, configured bool, c *stream.Stream
 				cs.reset = true
 				return
 
+			case actionInspect:
+				cs.emit(c, data[start:i])
+				cs.startInspect(t, spec, st, arrived, data[i:], c.Timestamp)
+				return
+
 			case ActionDrop:
 				cs.emit(c, data[start:i])
 				cs.dropping = true
@@ -117,6 +122,12 @@ func (cs *connState) decide(t *Toxic, spec Spec, configured bool, h Header) Acti
 	}
 	if !configured || (spec.APIKey != AnyAPIKey && h.APIKey != spec.APIKey) {
 		return ""
+	}
+	if spec.Match != "" {
+		if t.isReleased() {
+			return ""
+		}
+		return actionInspect // counted once judged whole (judge)
 	}
 	n := t.matched.Add(1)
 	if spec.Nth != 0 && n != spec.Nth {

@@ -70,6 +70,12 @@ type Spec struct {
 	// CaptureLimit bounds the frames ActionCapture keeps (default 16);
 	// later ones are counted but not kept.
 	CaptureLimit int
+	// Match, when set, narrows the matching frames to those whose request
+	// says what the match names (match.go: "share-write-above-start",
+	// "share-write=P:S:F"); each frame of the api key waits on its
+	// connection until it is whole and judged. Requests only; the api key
+	// must be the match's.
+	Match string
 }
 
 func (s Spec) direction() Direction {
@@ -126,6 +132,17 @@ func (s Spec) Validate() error {
 	if s.CaptureLimit < 0 {
 		errs = append(errs, fmt.Errorf("capture limit %d: want >= 0", s.CaptureLimit))
 	}
+	if s.Match != "" {
+		m, err := parseMatch(s.Match)
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case s.APIKey != m.apiKey():
+			errs = append(errs, fmt.Errorf("match %q is about api key %d, not %d", s.Match, m.apiKey(), s.APIKey))
+		case s.direction() != Upstream:
+			errs = append(errs, fmt.Errorf("match %q: requests only (the upstream)", s.Match))
+		}
+	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("validate kafka toxic: %w", err)
 	}
@@ -142,6 +159,7 @@ type wireAttributes struct {
 	Nth          *int64     `json:"nth,omitempty"`
 	Delay        *string    `json:"delay,omitempty"`
 	CaptureLimit *int       `json:"capture_limit,omitempty"`
+	Match        *string    `json:"match,omitempty"`
 	// Release heals the toxic (see Toxic.Release); it cannot be undone.
 	Release *bool `json:"release,omitempty"`
 }
@@ -160,6 +178,9 @@ func (s Spec) Attributes() map[string]any {
 	}
 	if s.CaptureLimit > 0 {
 		a["capture_limit"] = s.CaptureLimit
+	}
+	if s.Match != "" {
+		a["match"] = s.Match
 	}
 	return a
 }
@@ -216,6 +237,9 @@ func (w wireAttributes) apply(s Spec) (Spec, error) {
 	if w.CaptureLimit != nil {
 		s.CaptureLimit = *w.CaptureLimit
 	}
+	if w.Match != nil {
+		s.Match = *w.Match
+	}
 	return s, nil
 }
 
@@ -228,6 +252,9 @@ func (s Spec) wire() wireAttributes {
 	}
 	if s.CaptureLimit > 0 {
 		w.CaptureLimit = &s.CaptureLimit
+	}
+	if s.Match != "" {
+		w.Match = &s.Match
 	}
 	return w
 }
