@@ -34,6 +34,10 @@ var (
 	// StrandedTxnLeaderMove moves the leaders of a stranded transaction's
 	// staged acks while only the coordinator's timeout can end it.
 	StrandedTxnLeaderMove = Mechanism{Act: strandedTxnLeaderMove, Needs: needsAll(needsRoles, needsSeparateBrokers), Scope: ScopeCell}
+	// StaleShareStateWrite lands a share-partition leader's resent state
+	// write over newer ones, then moves the leadership so the state is
+	// reloaded (apache/kafka #23074).
+	StaleShareStateWrite = Mechanism{Act: staleStateWrite, Needs: needsStaleStateWrite}
 	// LateEndTxn replays a captured EndTxn after a newer transaction began.
 	LateEndTxn = Mechanism{Act: lateEndTxn, Needs: needsAll(needsRoles, needsKafkaToxic), Scope: ScopeCell}
 )

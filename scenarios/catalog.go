@@ -369,6 +369,19 @@ func rows() []Scenario {
 		{Name: "late-endtxn", Case: "beyond", About: "a captured EndTxn replayed on a raw connection after a newer transaction began",
 			Cluster: underLoad(0.1, faults.LateEndTxn), Expect: exactlyOnceElse(nothing, nothing),
 			Evidence: []Evidence{firedAt(faults.PointAfterNewerTxn)}},
+		// Known bugs of Apache Kafka (docs/KNOWN-BUGS.md): each must show its
+		// anomaly on a release without the fix, and pass on one with it.
+		// The modes' own allowances are a leader move's (the move releases
+		// what the old leader had handed out): redelivered-after-ack is
+		// allowed nowhere.
+		{Name: "stale-share-state-write", Case: "known bug: apache/kafka #23074",
+			About: "a share-partition leader's state write above unacknowledged records is reset, its resend lands after newer writes moved the stored start offset past it, and the input partition's leadership moves: a Kafka without #23074's fix hands acknowledged records out again",
+			Cluster: underLoad(0.1, faults.StaleShareStateWrite), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence: []Evidence{firedAt(faults.PointStaleStateWrite), firedAt(faults.PointStateReloaded), staleWriteLanded, healed},
+			Load:     Load{Partitions: 1, Records: 3000},
+			Requires: ShapeNeed{Shape: Shape{Workers: 2, Brokers: 3},
+				Why: "several workers must acknowledge one share-partition's records out of order, and the leadership must move to a broker that is neither the leader nor the share coordinator"},
+			KnownBug: &KnownBug{Fix: "apache/kafka #23074", FixedIn: []string{"4.4.0"}, Shows: verdict.AnomalyRedeliveredAfterAck}},
 		// "no loss, no dup" / "no loss; dup allowed" / "dup; loss only after aborts".
 		{Name: "random-schedule", Case: "beyond", About: "a seeded mix of the beyond-the-KIP cluster faults, one after the other",
 			Cluster: underLoad(0.1, faults.RandomSchedule(scheduleMenu)), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),

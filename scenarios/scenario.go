@@ -85,6 +85,21 @@ type Scenario struct {
 	// own (KIP-1191), and the checker matches it with what was archived.
 	PoisonEvery int
 	DLQ         bool
+	// KnownBug, on a row that reproduces a bug of Apache Kafka's own, names
+	// the upstream fix: the row must be ANOMALY (with the anomaly named) on
+	// a release without the fix and PASS on one with it. Such rows make the
+	// known-bugs profile, and stay out of the nightly's.
+	KnownBug *KnownBug
+}
+
+// KnownBug is an upstream Kafka bug a row reproduces (docs/KNOWN-BUGS.md).
+type KnownBug struct {
+	// Fix is the upstream change that fixed it ("apache/kafka #23074").
+	Fix string
+	// FixedIn is the first release of each line that carries the fix.
+	FixedIn []string
+	// Shows is the anomaly the row shows on a release without the fix.
+	Shows string
 }
 
 // WorkerFault is a fault the armed worker fires itself, at its point.

@@ -206,3 +206,31 @@ func skipTags(b []byte) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// LastShareWrite is the last entry for share-partition p in a captured
+// WriteShareGroupState frame (a persister that combined several writes of
+// one share-partition into one request sends them in order, and the share
+// coordinator applies them in order: the last one's start offset is the one
+// that stays), and how many entries the frame has for p.
+func LastShareWrite(frame []byte, p int32) (ShareWrite, int, error) {
+	req, err := ShareWriteOf(frame)
+	if err != nil {
+		return ShareWrite{}, 0, err
+	}
+	var last ShareWrite
+	n := 0
+	for _, t := range req.Topics {
+		for _, tp := range t.Partitions {
+			if tp.Partition != p {
+				continue
+			}
+			n++
+			first, _ := lowestBatch(tp)
+			last = ShareWrite{Partition: p, LeaderEpoch: tp.LeaderEpoch, StartOffset: tp.StartOffset, First: first, Last: first}
+			for _, b := range tp.StateBatches {
+				last.Last = max(last.Last, b.LastOffset)
+			}
+		}
+	}
+	return last, n, nil
+}

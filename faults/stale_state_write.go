@@ -1,0 +1,360 @@
+package faults
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/sharechaos/sharechaos/faults/kafkatoxic"
+	"github.com/sharechaos/sharechaos/internal/cluster"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
+)
+
+// Where staleStateWrite fires (the catalog's evidence names them): the
+// persister's resent state write reached the share coordinator over a
+// stored start offset above its own, and then the share-partition's
+// leadership moved, so a new leader loaded what the coordinator kept.
+const (
+	PointStaleStateWrite = "stale-state-write"
+	PointStateReloaded   = "state-reloaded"
+)
+
+// Attributes of the stale-state-write firing: the start offset the stale
+// write carried, and the coordinator's stored start offset (as
+// DescribeShareGroupOffsets reads it) before it landed and after.
+const (
+	StaleWriteStartAttr   = "stale_write_start"
+	StoredStartBeforeAttr = "stored_start_before"
+	StoredStartAfterAttr  = "stored_start_after"
+)
+
+// Bounds of staleStateWrite's steps.
+const (
+	// staleAttempts: an attempt whose resend would lower nothing (no newer
+	// write moved the stored start offset past it in time) or was combined
+	// with a newer write of the share-partition is let go, and the next
+	// write above its start is reset again.
+	staleAttempts = 4
+	// staleResetWait bounds the wait for a write above its start offset:
+	// with several workers on one share-partition such writes come with
+	// every batch acknowledged out of order.
+	staleResetWait = 30 * time.Second
+	// staleResendWait bounds the wait for the persister's resend (Kafka
+	// 4.3's persister retries a write after about 2 s, then 4, 8, 16).
+	staleResendWait = 40 * time.Second
+	// staleAnsweredWait bounds the wait for the leader's next write after
+	// the resend (it is sent once the resend is answered: one write request
+	// in flight per coordinator).
+	staleAnsweredWait = 20 * time.Second
+	// staleReloadWait bounds the wait for the new leader's
+	// ReadShareGroupState (its first share fetch after the move).
+	staleReloadWait = 30 * time.Second
+)
+
+// readShareGroupStateKey is the api key of ReadShareGroupState: a new
+// share-partition leader loading the state from the share coordinator.
+const readShareGroupStateKey int16 = 84
+
+// needsStaleStateWrite: the stale write is made on the link from a
+// share-partition leader to the share coordinator, by the Kafka toxic, and
+// its effect read after a leadership move.
+func needsStaleStateWrite(c cluster.Cluster) string {
+	why := needsAll(needsRoles, needsBrokerLinks, needsKafkaToxic, needsInterBrokerToxic, needsSeparateBrokers)(c)
+	if _, kills := c.(cluster.Processes); why != "" && !kills {
+		return "a stale share-state write needs real Kafka (a share-partition leader and a share coordinator on separate brokers, the persister between them): " + why
+	}
+	return why
+}
+
+// staleStateWrite makes apache/kafka #23074's stale state write happen on
+// real traffic, for certain rather than by luck, and lets a new leader load
+// what it leaves.
+//
+// A share-partition leader writes its state to the share coordinator with
+// the start offset it had before the acknowledgement it writes, and its
+// persister resends a failed write unchanged, about 2 s later. Kafka 4.2
+// and 4.3's coordinator takes a write's start offset as given and prunes
+// the batches below it; 4.4.0 keeps the higher of the stored one and the
+// written one. So: with several workers on one share-partition, reset the
+// connection at a write whose batches begin above its start offset (acks of
+// records above others still unacknowledged). While the persister waits to
+// resend it, the records below are acknowledged and newer writes move the
+// stored start offset past the reset write's. The resend is held once it
+// comes, the stored start offset read, and the resend let through alone:
+// the leader's later writes, which would repair the start offset, are held
+// until a new leader loaded the state. Then the input partition's
+// leadership moves. A release with the bug hands the acknowledged records
+// between the two start offsets out again (redelivered-after-ack); a
+// release without it keeps the higher start offset.
+//
+// An attempt whose resend would lower nothing, or came combined with a
+// newer write of the share-partition, is let go and the next write above its
+// start reset again, a few times; a cell where none succeeded did not fire
+// (UNKNOWN, its preparation events saying why).
+func staleStateWrite(ctx context.Context, env Env) error {
+	a, err := newAdmin(env.Cluster)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	api, ls, _ := toxiAPIOf(env.Cluster)
+	roles := env.Cluster.(cluster.Roles)
+	topo := env.Topology
+
+	p := int32(env.Rand.IntN(int(topo.Partitions)))
+	input := fmt.Sprintf("%s/%d", topo.InputTopic, p)
+	key, err := a.shareStateKey(ctx, topo.Group, topo.InputTopic, p)
+	if err != nil {
+		return err
+	}
+	coord, err := coordinatorOf(ctx, roles, role{what: "share coordinator of " + input, kind: cluster.CoordShareState, key: key})
+	if err != nil {
+		return err
+	}
+	// The writes must cross a link: the input partition's leader is not
+	// its share coordinator.
+	if _, ended, err := moveOff(ctx, env, a, coord, []role{{what: fmt.Sprintf("input/%d", p), topic: topo.InputTopic, partition: p}},
+		"input leader moved off its share coordinator", map[string]string{"share_state_of": input, "key": key}); ended || err != nil {
+		return err
+	}
+	leader, err := coordinatorOf(ctx, roles, role{what: "leader of " + input, kind: cluster.CoordLeader, key: input})
+	if err != nil {
+		return err
+	}
+	links := heldLinks(ls, func(l cluster.Link) bool { return l.From == leader && l.To == coord })
+	if len(links) != 1 {
+		return fmt.Errorf("stale state write: %d links from broker %d to broker %d, want 1", len(links), leader, coord)
+	}
+	s := staleWrite{api: api, link: links[0], cell: topo.Prefix, partition: p}
+	defer s.removeAll(ctx)
+
+	for attempt := 1; attempt <= staleAttempts; attempt++ {
+		s.attempt = attempt
+		landed, why, err := s.land(ctx, a, topo)
+		if err != nil || ctx.Err() != nil {
+			return err
+		}
+		if !landed {
+			prepared(env, time.Now(), map[string]string{"action": "stale write attempt let go", "attempt": strconv.Itoa(attempt), "why": why})
+			s.removeAll(ctx)
+			continue
+		}
+		at := time.Now()
+		fired(env, PointStaleStateWrite, at, map[string]string{
+			"action":              "the persister's resent state write let through alone, the leader's later writes held",
+			"partition":           input,
+			"leader":              strconv.Itoa(int(leader)),
+			"share_coordinator":   strconv.Itoa(int(coord)),
+			"link":                s.link,
+			"attempt":             strconv.Itoa(attempt),
+			StaleWriteStartAttr:   strconv.FormatInt(s.stale.StartOffset, 10),
+			"stale_write_batches": fmt.Sprintf("%d-%d", s.stale.First, s.stale.Last),
+			StoredStartBeforeAttr: strconv.FormatInt(s.before, 10),
+			StoredStartAfterAttr:  strconv.FormatInt(s.after, 10),
+			"resend_answered":     strconv.FormatBool(s.answered),
+		})
+		return s.reload(ctx, env, a, roles, leader, coord, input)
+	}
+	return nil
+}
+
+// staleWrite is one link's toxics for staleStateWrite, per attempt.
+type staleWrite struct {
+	api       toxiAPI
+	link      string
+	cell      string
+	partition int32
+	attempt   int
+
+	// what the attempt found
+	stale         kafkatoxic.ShareWrite
+	before, after int64
+	answered      bool
+	added         []string
+}
+
+func (s *staleWrite) name(what string) string {
+	return fmt.Sprintf("sc-stale-%s-%d-%s", what, s.attempt, s.cell)
+}
+
+func (s *staleWrite) add(ctx context.Context, spec kafkatoxic.Spec) error {
+	if err := s.api.addKafkaToxic(ctx, s.link, spec); err != nil {
+		return fmt.Errorf("stale state write: %w", err)
+	}
+	s.added = append(s.added, spec.Name)
+	return nil
+}
+
+// removeAll lets go of and removes every toxic of the fault, under a
+// context of its own: they must go whatever happened to the cell.
+func (s *staleWrite) removeAll(ctx context.Context) {
+	rctx, cancel := healContext(ctx, 30*time.Second)
+	defer cancel()
+	for i := len(s.added) - 1; i >= 0; i-- {
+		_ = s.api.removeToxic(rctx, s.link, s.added[i])
+	}
+	s.added = nil
+}
+
+// waitFired waits until the named toxic fired, or limit passes (false).
+func (s *staleWrite) waitFired(ctx context.Context, name string, limit time.Duration) (kafkatoxic.Status, bool, error) {
+	wctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	for {
+		st, err := s.api.kafkaToxicStatus(wctx, s.link, name)
+		if err == nil && st.Fired > 0 {
+			return st, true, nil
+		}
+		if !sleepCtx(wctx, 50*time.Millisecond) {
+			if ctx.Err() != nil {
+				return st, false, ctx.Err()
+			}
+			return st, false, nil
+		}
+	}
+}
+
+// land runs one attempt up to the stale write landing: landed false says
+// why it was let go.
+func (s *staleWrite) land(ctx context.Context, a *admin, topo ctp.Topology) (landed bool, why string, err error) {
+	key := kafkatoxic.WriteShareGroupStateKey
+	// Reset the first write above its start offset, keeping a copy.
+	resetCapture := kafkatoxic.Spec{Name: s.name("reset-copy"), Action: kafkatoxic.ActionCapture, APIKey: key, Match: kafkatoxic.MatchShareWriteAboveStart, Nth: 1, CaptureLimit: 1}
+	reset := kafkatoxic.Spec{Name: s.name("reset"), Action: kafkatoxic.ActionReset, APIKey: key, Match: kafkatoxic.MatchShareWriteAboveStart, Nth: 1}
+	for _, spec := range []kafkatoxic.Spec{resetCapture, reset} {
+		if err := s.add(ctx, spec); err != nil {
+			return false, "", err
+		}
+	}
+	st, ok, err := s.waitFired(ctx, resetCapture.Name, staleResetWait)
+	if err != nil || !ok || len(st.Captures) == 0 {
+		return false, fmt.Sprintf("no state write of a record above an unacknowledged one within %s", staleResetWait), err
+	}
+	if _, ok, err := s.waitFired(ctx, reset.Name, 5*time.Second); err != nil || !ok {
+		return false, "the write's connection was not reset", err
+	}
+	writes, err := kafkatoxic.ShareWritesAboveStart(st.Captures[0].Frame)
+	if err != nil || len(writes) == 0 {
+		return false, fmt.Sprintf("the reset write could not be read: %v", err), nil
+	}
+	s.stale = writes[0]
+	for _, w := range writes {
+		if w.Partition == s.partition {
+			s.stale = w
+		}
+	}
+	// Hold the resend when it comes, with a copy to see what came with it.
+	again := kafkatoxic.ShareWriteMatch(s.stale.Partition, s.stale.StartOffset, s.stale.First)
+	resendCapture := kafkatoxic.Spec{Name: s.name("resend-copy"), Action: kafkatoxic.ActionCapture, APIKey: key, Match: again, Nth: 1, CaptureLimit: 1}
+	resend := kafkatoxic.Spec{Name: s.name("resend"), Action: kafkatoxic.ActionHold, APIKey: key, Match: again, Nth: 1}
+	for _, spec := range []kafkatoxic.Spec{resendCapture, resend} {
+		if err := s.add(ctx, spec); err != nil {
+			return false, "", err
+		}
+	}
+	if _, ok, err := s.waitFired(ctx, resend.Name, staleResendWait); err != nil || !ok {
+		return false, fmt.Sprintf("the persister did not resend the reset write within %s", staleResendWait), err
+	}
+	st, _, err = s.waitFired(ctx, resendCapture.Name, 5*time.Second)
+	if err != nil || len(st.Captures) == 0 {
+		return false, "the resend's copy is missing", err
+	}
+	last, n, err := kafkatoxic.LastShareWrite(st.Captures[0].Frame, s.stale.Partition)
+	if err != nil {
+		return false, fmt.Sprintf("the resend could not be read: %v", err), nil
+	}
+	if last.StartOffset != s.stale.StartOffset || last.First != s.stale.First {
+		return false, fmt.Sprintf("the resend came with %d writes of the share-partition, the last from start offset %d", n, last.StartOffset), nil
+	}
+	offs, err := ctp.ReadShareOffsets(ctx, a.cl, topo.Group, topo.InputTopic)
+	before, known := offs.Reported[s.stale.Partition]
+	if err != nil || !known {
+		return false, fmt.Sprintf("the stored start offset could not be read: %v", err), nil
+	}
+	if before <= s.stale.StartOffset {
+		return false, fmt.Sprintf("the stored start offset %d is not above the resend's %d: it would lower nothing", before, s.stale.StartOffset), nil
+	}
+	s.before = before
+	// Let the resend through alone: the leader sends its next write only
+	// once the resend is answered, and that one is held.
+	block := kafkatoxic.Spec{Name: s.name("block"), Action: kafkatoxic.ActionHold, APIKey: key, Nth: 2}
+	if err := s.add(ctx, block); err != nil {
+		return false, "", err
+	}
+	if err := s.api.releaseKafkaToxic(ctx, s.link, resend.Name); err != nil {
+		return false, "", fmt.Errorf("stale state write: %w", err)
+	}
+	_, s.answered, err = s.waitFired(ctx, block.Name, staleAnsweredWait)
+	if err != nil {
+		return false, "", err
+	}
+	offs, err = ctp.ReadShareOffsets(ctx, a.cl, topo.Group, topo.InputTopic)
+	after, known := offs.Reported[s.stale.Partition]
+	if err != nil || !known {
+		after = -1
+	}
+	s.after = after
+	return true, "", nil
+}
+
+// reload moves the input partition's leadership off the leader whose later
+// writes are held, waits until the new leader read the state from the
+// share coordinator, then lets the held writes go (the old leader's epoch
+// is fenced by then) and heals.
+func (s *staleWrite) reload(ctx context.Context, env Env, a *admin, roles cluster.Roles, leader, coord cluster.NodeID, input string) error {
+	var to cluster.NodeID = -1
+	for _, n := range env.Cluster.Nodes() {
+		if n != leader && n != coord {
+			to = n
+			break
+		}
+	}
+	if to < 0 {
+		return errors.New("stale state write: no third broker to move the leadership to")
+	}
+	_, ls, _ := toxiAPIOf(env.Cluster)
+	readLinks := heldLinks(ls, func(l cluster.Link) bool { return l.From == to && l.To == coord })
+	read := kafkatoxic.Spec{Name: s.name("reload"), Action: kafkatoxic.ActionCapture, APIKey: readShareGroupStateKey, CaptureLimit: 1}
+	for _, l := range readLinks {
+		if err := s.api.addKafkaToxic(ctx, l, read); err != nil {
+			return fmt.Errorf("stale state write: %w", err)
+		}
+	}
+	defer func() {
+		rctx, cancel := healContext(ctx, 30*time.Second)
+		defer cancel()
+		for _, l := range readLinks {
+			_ = s.api.removeToxic(rctx, l, read.Name)
+		}
+	}()
+	mctx, cancel := context.WithTimeout(ctx, moveLimit)
+	err := roles.MoveLeader(mctx, env.Topology.InputTopic, s.partition, to)
+	cancel()
+	movedAt := time.Now()
+	if err != nil {
+		return fmt.Errorf("stale state write: move %s to broker %d: %w", input, to, err)
+	}
+	reloaded := false
+	wctx, wcancel := context.WithTimeout(ctx, staleReloadWait)
+	for !reloaded && len(readLinks) > 0 {
+		for _, l := range readLinks {
+			if st, err := s.api.kafkaToxicStatus(wctx, l, read.Name); err == nil && st.Fired > 0 {
+				reloaded = true
+			}
+		}
+		if !reloaded && !sleepCtx(wctx, 50*time.Millisecond) {
+			break
+		}
+	}
+	wcancel()
+	fired(env, PointStateReloaded, movedAt, map[string]string{
+		"action": "the input partition's leadership moved, so a new leader loads the share-partition state",
+		"partition": input, "from": strconv.Itoa(int(leader)), "to": strconv.Itoa(int(to)),
+		"state_read": strconv.FormatBool(reloaded),
+	})
+	s.removeAll(ctx)
+	healed(env, time.Now(), map[string]string{"action": "the old leader's held state writes let go", "link": s.link})
+	return nil
+}
