@@ -350,7 +350,7 @@ func (s *staleWrite) reload(ctx context.Context, env Env, a *admin, roles cluste
 	}
 	wcancel()
 	fired(env, PointStateReloaded, movedAt, map[string]string{
-		"action": "the input partition's leadership moved, so a new leader loads the share-partition state",
+		"action":    "the input partition's leadership moved, so a new leader loads the share-partition state",
 		"partition": input, "from": strconv.Itoa(int(leader)), "to": strconv.Itoa(int(to)),
 		"state_read": strconv.FormatBool(reloaded),
 	})

@@ -375,7 +375,7 @@ func rows() []Scenario {
 		// what the old leader had handed out): redelivered-after-ack is
 		// allowed nowhere.
 		{Name: "stale-share-state-write", Case: "known bug: apache/kafka #23074",
-			About: "a share-partition leader's state write above unacknowledged records is reset, its resend lands after newer writes moved the stored start offset past it, and the input partition's leadership moves: a Kafka without #23074's fix hands acknowledged records out again",
+			About:   "a share-partition leader's state write above unacknowledged records is reset, its resend lands after newer writes moved the stored start offset past it, and the input partition's leadership moves: a Kafka without #23074's fix hands acknowledged records out again",
 			Cluster: underLoad(0.1, faults.StaleShareStateWrite), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
 			Evidence: []Evidence{firedAt(faults.PointStaleStateWrite), firedAt(faults.PointStateReloaded), staleWriteLanded, healed},
 			Load:     Load{Partitions: 1, Records: 3000},
