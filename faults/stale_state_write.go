@@ -123,6 +123,18 @@ func staleStateWrite(ctx context.Context, env Env) error {
 	if err != nil {
 		return err
 	}
+	// DescribeShareGroupOffsets, which the fault reads the stored start
+	// offset with, goes to the group coordinator, whose persister asks the
+	// share coordinator: on the leader's broker it would wait behind the
+	// fault's own hold on that link.
+	group, err := groupRole(ctx, a, topo)
+	if err != nil {
+		return err
+	}
+	if _, ended, err := moveOff(ctx, env, a, leader, []role{group},
+		"group coordinator moved off the input partition's leader", map[string]string{"leader_of": input}); ended || err != nil {
+		return err
+	}
 	links := heldLinks(ls, func(l cluster.Link) bool { return l.From == leader && l.To == coord })
 	if len(links) != 1 {
 		return fmt.Errorf("stale state write: %d links from broker %d to broker %d, want 1", len(links), leader, coord)
