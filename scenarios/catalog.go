@@ -376,7 +376,7 @@ func rows() []Scenario {
 		// allowed nowhere.
 		{Name: "stale-share-state-write", Case: "known bug: apache/kafka #23074",
 			About:   "a share-partition leader's state write above unacknowledged records is reset, its resend lands after newer writes moved the stored start offset past it, and the input partition's leadership moves: a Kafka without #23074's fix hands acknowledged records out again",
-			Cluster: underLoad(0.1, faults.StaleShareStateWrite), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Cluster: underLoad(0.1, faults.StaleShareStateWrite), Expect: exactlyOnceElse(duplicates, unconfirmedAcks("stale-share-state-write")),
 			Evidence: []Evidence{firedAt(faults.PointStaleStateWrite), firedAt(faults.PointStateReloaded), staleWriteLanded, healed},
 			Load:     Load{Partitions: 1, Records: 3000},
 			Requires: ShapeNeed{Shape: Shape{Workers: 2, Brokers: 3},

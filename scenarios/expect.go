@@ -62,6 +62,14 @@ func noTxnAcksFor(row string) Expectation {
 		"only the transactional mode has that point (ORACLE.md case 3: n/a)"}
 }
 
+// unconfirmedAcks: implicit mode's acks ride on its next fetch, which
+// answers no ack of its own, so no acknowledgement is ever confirmed to the
+// worker, and a row about a confirmed one being lost has nothing to show.
+func unconfirmedAcks(row string) Expectation {
+	return Expectation{NotApplicable: row + " shows acknowledgements the broker confirmed and then lost: " +
+		"implicit mode's acks ride on the next fetch, which confirms none of them"}
+}
+
 // exactlyOnceElse is the shape most rows have: transactional tolerates nothing
 // (in both realizations, ORACLE.md: "must hold in both realizations unless a
 // cell says otherwise", and no row says otherwise), explicit and implicit
