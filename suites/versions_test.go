@@ -12,11 +12,14 @@ import (
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
-// TestVersionsDocker runs one row over two releases: a cluster each, the
+// TestVersionsDocker runs two rows over two releases: a cluster each, the
 // release in every cell's name and result, each release's cluster
 // described, the releases compared, plan.json naming every cell, and a
-// re-check that gives the same. Needs the images of 4.2.2 and 4.4.0 (make
-// images KAFKA_VERSIONS="4.2.2 4.4.0"); skipped without them.
+// re-check that gives the same. The second row is a known Kafka bug
+// (apache/kafka #23074, fixed in 4.4.0): it must be ANOMALY with
+// redelivered-after-ack on 4.2.2 and PASS on 4.4.0. Needs the images of
+// 4.2.2 and 4.4.0 (make images KAFKA_VERSIONS="4.2.2 4.4.0"); skipped
+// without them.
 func TestVersionsDocker(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real Kafka in containers; skipped with -short")
@@ -28,28 +31,36 @@ func TestVersionsDocker(t *testing.T) {
 	}
 	o := Options{Common: harness.Common{Backend: "docker", Modes: []ctp.AckMode{ctp.Explicit}, Seed: 23,
 		Backends: harness.BackendFlags{Docker: harness.DockerFlags{KafkaVersions: releases}}},
-		Scenarios: []string{"steady"}, Records: 300}
+		Scenarios: []string{"steady", "stale-share-state-write"}, Records: 300}
 	res := runMatrix(t, o)
-	if res.Verdict != verdict.Pass || len(res.Runs) != 2 {
-		t.Fatalf("verdict %s, %d cells; want PASS, one per release", res.Verdict, len(res.Runs))
+	if len(res.Runs) != 4 {
+		t.Fatalf("%d cells; want two rows on each release", len(res.Runs))
 	}
 	for i, c := range res.Runs {
-		if c.KafkaVersion != releases[i] || !strings.HasSuffix(c.Name(), "@"+releases[i]) {
+		release := releases[i/2]
+		if c.KafkaVersion != release || !strings.HasSuffix(c.Name(), "@"+release) {
 			t.Errorf("cell %d: %s release %q", i, c.Name(), c.KafkaVersion)
+		}
+		want := verdict.Pass
+		if c.Scenario == "stale-share-state-write" && release == "4.2.2" {
+			want = verdict.Anomaly
+		}
+		if c.Verdict != want || (want == verdict.Anomaly && c.Anomalies[verdict.AnomalyRedeliveredAfterAck].Count == 0) {
+			t.Errorf("%s: %s (%s) %v, want %s (the known bug's redelivered-after-ack on the release without its fix)", c.Name(), c.Verdict, c.Reason, c.Anomalies, want)
 		}
 	}
 	if len(res.Clusters) != 2 || res.Clusters[1].Release != "4.4.0" || res.Clusters[1].Features["share.version"] != 2 {
 		t.Errorf("clusters %+v: want two, 4.4.0's at share.version 2", res.Clusters)
 	}
-	if len(res.VersionComparisons) != 1 || res.VersionComparisons[0].Candidate != "4.4.0" {
-		t.Errorf("comparisons %+v: want 4.4.0 against 4.2.2", res.VersionComparisons)
+	if len(res.VersionComparisons) != 2 || res.VersionComparisons[0].Candidate != "4.4.0" {
+		t.Errorf("comparisons %+v: want 4.4.0 against 4.2.2, per row", res.VersionComparisons)
 	}
 	plan, ok, err := judge.ReadPlan(res.Dir)
-	if err != nil || !ok || len(plan.Cells) != 2 || plan.Cells[1].KafkaVersion != "4.4.0" {
+	if err != nil || !ok || len(plan.Cells) != 4 || plan.Cells[3].KafkaVersion != "4.4.0" {
 		t.Errorf("plan.json: %+v %v %v", plan, ok, err)
 	}
 	again, changed, err := judge.Recheck(res.Dir)
-	if err != nil || len(changed) > 0 || len(again.VersionComparisons) != 1 {
+	if err != nil || len(changed) > 0 || len(again.VersionComparisons) != 2 {
 		t.Errorf("re-check: %v, changed %v, comparisons %d", err, changed, len(again.VersionComparisons))
 	}
 }
