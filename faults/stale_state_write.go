@@ -9,6 +9,7 @@ import (
 
 	"github.com/sharechaos/sharechaos/faults/kafkatoxic"
 	"github.com/sharechaos/sharechaos/internal/cluster"
+	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
@@ -144,7 +145,7 @@ func staleStateWrite(ctx context.Context, env Env) error {
 
 	for attempt := 1; attempt <= staleAttempts; attempt++ {
 		s.attempt = attempt
-		landed, why, err := s.land(ctx, a, topo)
+		landed, why, err := s.land(ctx, env, a, topo)
 		if err != nil || ctx.Err() != nil {
 			return err
 		}
@@ -230,7 +231,7 @@ func (s *staleWrite) waitFired(ctx context.Context, name string, limit time.Dura
 
 // land runs one attempt up to the stale write landing: landed false says
 // why it was let go.
-func (s *staleWrite) land(ctx context.Context, a *admin, topo ctp.Topology) (landed bool, why string, err error) {
+func (s *staleWrite) land(ctx context.Context, env Env, a *admin, topo ctp.Topology) (landed bool, why string, err error) {
 	key := kafkatoxic.WriteShareGroupStateKey
 	// Reset the first write above its start offset, keeping a copy.
 	resetCapture := kafkatoxic.Spec{Name: s.name("reset-copy"), Action: kafkatoxic.ActionCapture, APIKey: key, Match: kafkatoxic.MatchShareWriteAboveStart, Nth: 1, CaptureLimit: 1}
@@ -280,8 +281,7 @@ func (s *staleWrite) land(ctx context.Context, a *admin, topo ctp.Topology) (lan
 	if last.StartOffset != s.stale.StartOffset || last.First != s.stale.First {
 		return false, fmt.Sprintf("the resend came with %d writes of the share-partition, the last from start offset %d", n, last.StartOffset), nil
 	}
-	offs, err := ctp.ReadShareOffsets(ctx, a.cl, topo.Group, topo.InputTopic)
-	before, known := offs.Reported[s.stale.Partition]
+	before, known, err := s.readOffsets(ctx, env, a, topo)
 	if err != nil || !known {
 		return false, fmt.Sprintf("the stored start offset could not be read: %v", err), nil
 	}
@@ -302,13 +302,31 @@ func (s *staleWrite) land(ctx context.Context, a *admin, topo ctp.Topology) (lan
 	if err != nil {
 		return false, "", err
 	}
-	offs, err = ctp.ReadShareOffsets(ctx, a.cl, topo.Group, topo.InputTopic)
-	after, known := offs.Reported[s.stale.Partition]
+	after, known, err := s.readOffsets(ctx, env, a, topo)
 	if err != nil || !known {
 		after = -1
 	}
 	s.after = after
 	return true, "", nil
+}
+
+// readOffsets reads the share group's offsets of the fault's partition as
+// DescribeShareGroupOffsets reports them (the share coordinator's stored
+// state), records them on the timeline (the checker's share-offsets
+// check compares consecutive reads), and returns the start offset.
+func (s *staleWrite) readOffsets(ctx context.Context, env Env, a *admin, topo ctp.Topology) (start int64, known bool, err error) {
+	offs, err := ctp.ReadShareOffsets(ctx, a.cl, topo.Group, topo.InputTopic)
+	if err != nil {
+		return 0, false, err
+	}
+	p := s.stale.Partition
+	start, known = offs.Reported[p]
+	if known {
+		env.record(history.Event{TS: time.Now().UnixNano(), Type: history.OK, F: history.FShareOffsets, Attrs: map[string]string{
+			"topic": topo.InputTopic, "partition": strconv.Itoa(int(p)), "start": strconv.FormatInt(start, 10),
+			"lag": strconv.FormatInt(offs.Lag[p], 10), "end": strconv.FormatInt(offs.End[p], 10)}})
+	}
+	return start, known, nil
 }
 
 // reload moves the input partition's leadership off the leader whose later

@@ -48,6 +48,7 @@ const (
 	FFeatures       = "features"        // feature levels finalized after a roll: before, supported by all, after (orchestrator timeline)
 	FDeadLetters    = "dead-letters"    // what the cell's dead-letter topic held after the drain (orchestrator timeline)
 	FNudge          = "nudge"           // one more input record on a partition whose share start offset stopped moving (orchestrator timeline)
+	FShareOffsets   = "share-offsets"   // one input partition's share start offset, lag and end offset as DescribeShareGroupOffsets reported them to a fault (orchestrator timeline)
 )
 
 // AttrTxnTimeout, in a start event's attrs, is the worker's transaction

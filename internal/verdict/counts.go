@@ -104,6 +104,15 @@ const (
 	// cause, so that explicit mode (which allows duplicates) and the
 	// ledger (which skips the record) still show it. Allowed nowhere.
 	AnomalyRedeliveredAfterAck = "redelivered-after-ack"
+	// AnomalyShareOffsetsRegressed: consecutive reads of an input
+	// partition's share offsets (DescribeShareGroupOffsets, the share
+	// coordinator's stored state) went back: the start offset fell, or at
+	// one start offset the lag rose by more than the input added (the
+	// delivery-complete count fell). Nothing in a run resets a group, and
+	// acknowledgements only complete records (Jepsen's nonmonotonic read of
+	// the group's progress; apache/kafka #23074 and #23112). Allowed
+	// nowhere.
+	AnomalyShareOffsetsRegressed = "share-offsets-regressed"
 	// The dead-letter queue (KIP-1191), judged where the group has one:
 	// every input the broker archived is in the dead-letter topic exactly
 	// once. AnomalyDLQMissing: an archived input that is not there;

@@ -44,6 +44,8 @@ type ShareOffsets struct {
 	Rule map[int32]string
 	// End is each partition's end offset (high watermark).
 	End map[int32]int64
+	// Lag is each partition's lag as reported (-1: the broker did not say).
+	Lag map[int32]int64
 }
 
 // ReadShareOffsets reads the share group's start offsets, as reported and as
@@ -63,7 +65,7 @@ func ReadShareOffsets(ctx context.Context, cl *kgo.Client, group, topic string) 
 	if err != nil {
 		return o, fmt.Errorf("describe share group offsets of %s: %w", group, err)
 	}
-	o.Start, o.Reported, o.Rule = map[int32]int64{}, map[int32]int64{}, map[int32]string{}
+	o.Start, o.Reported, o.Rule, o.Lag = map[int32]int64{}, map[int32]int64{}, map[int32]string{}, map[int32]int64{}
 	d, ok := described[group]
 	if !ok {
 		return o, nil
@@ -78,6 +80,7 @@ func ReadShareOffsets(ctx context.Context, cl *kgo.Client, group, topic string) 
 		}
 		o.Reported[p] = so.StartOffset
 		o.Start[p] = so.StartOffset
+		o.Lag[p] = so.Lag
 		if so.Lag == 0 && o.End[p] > so.StartOffset {
 			o.Start[p] = o.End[p]
 			o.Rule[p] = RuleLagZeroIsDone

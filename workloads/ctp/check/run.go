@@ -18,6 +18,7 @@ var checkers = []checker{
 	{"acked-by-non-holder", checkAckedByNonHolder},
 	{"redelivered-while-renewed", checkRedeliveredWhileRenewed},
 	{"redelivered-after-ack", checkRedeliveredAfterAck},
+	{"share-offsets-regressed", checkShareOffsetsRegressed},
 	{"dead-letters", checkDLQ},
 	{"fault-points", checkFaultPoints},
 	{"zombie-commits", checkZombieCommits},
