@@ -38,6 +38,10 @@ var (
 	// write over newer ones, then moves the leadership so the state is
 	// reloaded (apache/kafka #23074).
 	StaleShareStateWrite = Mechanism{Act: staleStateWrite, Needs: needsStaleStateWrite}
+	// StaleDeliveryCountWrite lands a resent state write at the stored start
+	// offset with a delivery-complete count below the stored one
+	// (apache/kafka #23112).
+	StaleDeliveryCountWrite = Mechanism{Act: staleDeliveryCountWrite, Needs: needsStaleStateWrite}
 	// LateEndTxn replays a captured EndTxn after a newer transaction began.
 	LateEndTxn = Mechanism{Act: lateEndTxn, Needs: needsAll(needsRoles, needsKafkaToxic), Scope: ScopeCell}
 )

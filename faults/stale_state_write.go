@@ -29,6 +29,11 @@ const (
 	StaleWriteStartAttr   = "stale_write_start"
 	StoredStartBeforeAttr = "stored_start_before"
 	StoredStartAfterAttr  = "stored_start_after"
+	// The delivery-complete counts (KIP-1226): the stale write's, and the
+	// stored one the reads imply, before and after (-1: not reported).
+	StaleWriteCountAttr   = "stale_write_delivery_complete"
+	StoredCountBeforeAttr = "stored_delivery_complete_before"
+	StoredCountAfterAttr  = "stored_delivery_complete_after"
 )
 
 // Bounds of staleStateWrite's steps.
@@ -95,82 +100,131 @@ func needsStaleStateWrite(c cluster.Cluster) string {
 // start reset again, a few times; a cell where none succeeded did not fire
 // (UNKNOWN, its preparation events saying why).
 func staleStateWrite(ctx context.Context, env Env) error {
-	a, err := newAdmin(env.Cluster)
-	if err != nil {
+	t, ended, err := prepareStaleWrite(ctx, env)
+	if t != nil {
+		defer t.close(ctx)
+	}
+	if ended || err != nil {
 		return err
 	}
-	defer a.close()
+	s := t.write
+	s.accept = func(before shareRead) (bool, string) {
+		if before.start <= s.stale.StartOffset {
+			return false, fmt.Sprintf("the stored start offset %d is not above the resend's %d: it would lower nothing", before.start, s.stale.StartOffset)
+		}
+		return true, ""
+	}
+	landed, err := t.landOneOf(ctx, env)
+	if !landed || err != nil {
+		return err
+	}
+	fired(env, PointStaleStateWrite, time.Now(), t.firingAttrs())
+	return s.reload(ctx, env, t.a, t.roles, t.leader, t.coord, t.input)
+}
+
+// staleTarget is what both stale-write faults prepare: the share-partition,
+// its leader and share coordinator on separate brokers, the link between
+// them, and the toxics on it.
+type staleTarget struct {
+	a             *admin
+	roles         cluster.Roles
+	input         string
+	leader, coord cluster.NodeID
+	write         *staleWrite
+}
+
+func (t *staleTarget) close(ctx context.Context) {
+	t.write.removeAll(ctx)
+	t.a.close()
+}
+
+// prepareStaleWrite draws the input partition, moves its leadership off
+// its share coordinator (so its state writes cross a link) and the group
+// coordinator off its leader (DescribeShareGroupOffsets, which the fault
+// reads the stored state with, goes to the group coordinator, whose
+// persister asks the share coordinator: on the leader's broker it would
+// wait behind the fault's own hold on that link). ended: the cell ended
+// meanwhile.
+func prepareStaleWrite(ctx context.Context, env Env) (*staleTarget, bool, error) {
+	a, err := newAdmin(env.Cluster)
+	if err != nil {
+		return nil, false, err
+	}
 	api, ls, _ := toxiAPIOf(env.Cluster)
 	roles := env.Cluster.(cluster.Roles)
 	topo := env.Topology
-
+	t := &staleTarget{a: a, roles: roles}
 	p := int32(env.Rand.IntN(int(topo.Partitions)))
-	input := fmt.Sprintf("%s/%d", topo.InputTopic, p)
+	t.write = &staleWrite{api: api, cell: topo.Prefix, partition: p}
+	t.input = fmt.Sprintf("%s/%d", topo.InputTopic, p)
 	key, err := a.shareStateKey(ctx, topo.Group, topo.InputTopic, p)
 	if err != nil {
-		return err
+		return t, false, err
 	}
-	coord, err := coordinatorOf(ctx, roles, role{what: "share coordinator of " + input, kind: cluster.CoordShareState, key: key})
-	if err != nil {
-		return err
+	if t.coord, err = coordinatorOf(ctx, roles, role{what: "share coordinator of " + t.input, kind: cluster.CoordShareState, key: key}); err != nil {
+		return t, false, err
 	}
-	// The writes must cross a link: the input partition's leader is not
-	// its share coordinator.
-	if _, ended, err := moveOff(ctx, env, a, coord, []role{{what: fmt.Sprintf("input/%d", p), topic: topo.InputTopic, partition: p}},
-		"input leader moved off its share coordinator", map[string]string{"share_state_of": input, "key": key}); ended || err != nil {
-		return err
+	if _, ended, err := moveOff(ctx, env, a, t.coord, []role{{what: fmt.Sprintf("input/%d", p), topic: topo.InputTopic, partition: p}},
+		"input leader moved off its share coordinator", map[string]string{"share_state_of": t.input, "key": key}); ended || err != nil {
+		return t, ended, err
 	}
-	leader, err := coordinatorOf(ctx, roles, role{what: "leader of " + input, kind: cluster.CoordLeader, key: input})
-	if err != nil {
-		return err
+	if t.leader, err = coordinatorOf(ctx, roles, role{what: "leader of " + t.input, kind: cluster.CoordLeader, key: t.input}); err != nil {
+		return t, false, err
 	}
-	// DescribeShareGroupOffsets, which the fault reads the stored start
-	// offset with, goes to the group coordinator, whose persister asks the
-	// share coordinator: on the leader's broker it would wait behind the
-	// fault's own hold on that link.
 	group, err := groupRole(ctx, a, topo)
 	if err != nil {
-		return err
+		return t, false, err
 	}
-	if _, ended, err := moveOff(ctx, env, a, leader, []role{group},
-		"group coordinator moved off the input partition's leader", map[string]string{"leader_of": input}); ended || err != nil {
-		return err
+	if _, ended, err := moveOff(ctx, env, a, t.leader, []role{group},
+		"group coordinator moved off the input partition's leader", map[string]string{"leader_of": t.input}); ended || err != nil {
+		return t, ended, err
 	}
-	links := heldLinks(ls, func(l cluster.Link) bool { return l.From == leader && l.To == coord })
+	links := heldLinks(ls, func(l cluster.Link) bool { return l.From == t.leader && l.To == t.coord })
 	if len(links) != 1 {
-		return fmt.Errorf("stale state write: %d links from broker %d to broker %d, want 1", len(links), leader, coord)
+		return t, false, fmt.Errorf("stale state write: %d links from broker %d to broker %d, want 1", len(links), t.leader, t.coord)
 	}
-	s := staleWrite{api: api, link: links[0], cell: topo.Prefix, partition: p}
-	defer s.removeAll(ctx)
+	t.write.link = links[0]
+	return t, false, nil
+}
 
+// landOneOf runs attempts until one lands its stale write (landed), each
+// attempt let go recorded with why.
+func (t *staleTarget) landOneOf(ctx context.Context, env Env) (bool, error) {
+	s := t.write
 	for attempt := 1; attempt <= staleAttempts; attempt++ {
 		s.attempt = attempt
-		landed, why, err := s.land(ctx, env, a, topo)
+		landed, why, err := s.land(ctx, env, t.a, env.Topology)
 		if err != nil || ctx.Err() != nil {
-			return err
+			return false, err
 		}
-		if !landed {
-			prepared(env, time.Now(), map[string]string{"action": "stale write attempt let go", "attempt": strconv.Itoa(attempt), "why": why})
-			s.removeAll(ctx)
-			continue
+		if landed {
+			return true, nil
 		}
-		at := time.Now()
-		fired(env, PointStaleStateWrite, at, map[string]string{
-			"action":              "the persister's resent state write let through alone, the leader's later writes held",
-			"partition":           input,
-			"leader":              strconv.Itoa(int(leader)),
-			"share_coordinator":   strconv.Itoa(int(coord)),
-			"link":                s.link,
-			"attempt":             strconv.Itoa(attempt),
-			StaleWriteStartAttr:   strconv.FormatInt(s.stale.StartOffset, 10),
-			"stale_write_batches": fmt.Sprintf("%d-%d", s.stale.First, s.stale.Last),
-			StoredStartBeforeAttr: strconv.FormatInt(s.before, 10),
-			StoredStartAfterAttr:  strconv.FormatInt(s.after, 10),
-			"resend_answered":     strconv.FormatBool(s.answered),
-		})
-		return s.reload(ctx, env, a, roles, leader, coord, input)
+		prepared(env, time.Now(), map[string]string{"action": "stale write attempt let go", "attempt": strconv.Itoa(attempt), "why": why})
+		s.removeAll(ctx)
 	}
-	return nil
+	return false, nil
+}
+
+// firingAttrs describe the stale write that landed.
+func (t *staleTarget) firingAttrs() map[string]string {
+	s := t.write
+	return map[string]string{
+		"action":              "the persister's resent state write let through alone, the leader's later writes held",
+		"partition":           t.input,
+		"leader":              strconv.Itoa(int(t.leader)),
+		"share_coordinator":   strconv.Itoa(int(t.coord)),
+		"link":                s.link,
+		"attempt":             strconv.Itoa(s.attempt),
+		StaleWriteStartAttr:   strconv.FormatInt(s.stale.StartOffset, 10),
+		StaleWriteCountAttr:   strconv.Itoa(int(s.stale.DeliveryCompleteCount)),
+		"stale_write_batches": fmt.Sprintf("%d-%d", s.stale.First, s.stale.Last),
+		StoredStartBeforeAttr: strconv.FormatInt(s.before.start, 10),
+		StoredStartAfterAttr:  strconv.FormatInt(s.after.start, 10),
+		StoredCountBeforeAttr: strconv.FormatInt(s.before.deliveryComplete(), 10),
+		StoredCountAfterAttr:  strconv.FormatInt(s.after.deliveryComplete(), 10),
+		"resend_answered":     strconv.FormatBool(s.answered),
+	}
 }
 
 // staleWrite is one link's toxics for staleStateWrite, per attempt.
@@ -181,11 +235,31 @@ type staleWrite struct {
 	partition int32
 	attempt   int
 
+	// accept says whether the resend, as the coordinator's stored state is
+	// before it lands, opens the fault's window (why not, when it does not).
+	accept func(before shareRead) (bool, string)
+
 	// what the attempt found
 	stale         kafkatoxic.ShareWrite
-	before, after int64
+	before, after shareRead
 	answered      bool
 	added         []string
+}
+
+// shareRead is the share coordinator's stored state of the partition, as
+// DescribeShareGroupOffsets reports it.
+type shareRead struct {
+	start, lag, end int64
+}
+
+// deliveryComplete is the stored delivery-complete count the read implies
+// (KIP-1226: lag = end - start - delivery-complete), -1 when the broker
+// reported no lag.
+func (r shareRead) deliveryComplete() int64 {
+	if r.lag < 0 {
+		return -1
+	}
+	return r.end - r.start - r.lag
 }
 
 func (s *staleWrite) name(what string) string {
@@ -285,8 +359,8 @@ func (s *staleWrite) land(ctx context.Context, env Env, a *admin, topo ctp.Topol
 	if err != nil || !known {
 		return false, fmt.Sprintf("the stored start offset could not be read: %v", err), nil
 	}
-	if before <= s.stale.StartOffset {
-		return false, fmt.Sprintf("the stored start offset %d is not above the resend's %d: it would lower nothing", before, s.stale.StartOffset), nil
+	if ok, why := s.accept(before); !ok {
+		return false, why, nil
 	}
 	s.before = before
 	// Let the resend through alone: the leader sends its next write only
@@ -304,7 +378,7 @@ func (s *staleWrite) land(ctx context.Context, env Env, a *admin, topo ctp.Topol
 	}
 	after, known, err := s.readOffsets(ctx, env, a, topo)
 	if err != nil || !known {
-		after = -1
+		after = shareRead{start: -1, lag: -1}
 	}
 	s.after = after
 	return true, "", nil
@@ -314,19 +388,20 @@ func (s *staleWrite) land(ctx context.Context, env Env, a *admin, topo ctp.Topol
 // DescribeShareGroupOffsets reports them (the share coordinator's stored
 // state), records them on the timeline (the checker's share-offsets
 // check compares consecutive reads), and returns the start offset.
-func (s *staleWrite) readOffsets(ctx context.Context, env Env, a *admin, topo ctp.Topology) (start int64, known bool, err error) {
+func (s *staleWrite) readOffsets(ctx context.Context, env Env, a *admin, topo ctp.Topology) (shareRead, bool, error) {
 	offs, err := ctp.ReadShareOffsets(ctx, a.cl, topo.Group, topo.InputTopic)
 	if err != nil {
-		return 0, false, err
+		return shareRead{}, false, err
 	}
-	p := s.stale.Partition
-	start, known = offs.Reported[p]
+	p := s.partition
+	start, known := offs.Reported[p]
+	r := shareRead{start: start, lag: offs.Lag[p], end: offs.End[p]}
 	if known {
 		env.record(history.Event{TS: time.Now().UnixNano(), Type: history.OK, F: history.FShareOffsets, Attrs: map[string]string{
-			"topic": topo.InputTopic, "partition": strconv.Itoa(int(p)), "start": strconv.FormatInt(start, 10),
-			"lag": strconv.FormatInt(offs.Lag[p], 10), "end": strconv.FormatInt(offs.End[p], 10)}})
+			"topic": topo.InputTopic, "partition": strconv.Itoa(int(p)), "start": strconv.FormatInt(r.start, 10),
+			"lag": strconv.FormatInt(r.lag, 10), "end": strconv.FormatInt(r.end, 10)}})
 	}
-	return start, known, nil
+	return r, known, nil
 }
 
 // reload moves the input partition's leadership off the leader whose later

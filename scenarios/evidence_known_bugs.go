@@ -47,3 +47,35 @@ var staleWriteLanded = Evidence{Name: "a stale state write landed, then the stat
 		}
 		return false, ""
 	}}
+
+// staleCountLanded: the persister's resent state write reached the share
+// coordinator alone, at the stored start offset, with a delivery-complete
+// count below the stored one: apache/kafka #23112's window, open for
+// certain. A release with the fix keeps the higher count; one without it
+// takes the resend's, and the lag rises (share-offsets-regressed).
+var staleCountLanded = Evidence{Name: "a stale delivery-complete count landed at the stored start offset",
+	Missing: "no resent state write landed at the stored start offset with a lower delivery-complete count",
+	Find: func(h history.History, _ Conditions) (bool, string) {
+		for _, e := range h {
+			if e.F != history.FFaultFired || e.Point != faults.PointStaleCountWrite {
+				continue
+			}
+			get := func(k string) (int64, bool) {
+				v, err := strconv.ParseInt(e.Attrs[k], 10, 64)
+				return v, err == nil
+			}
+			start, ok1 := get(faults.StaleWriteStartAttr)
+			before, ok2 := get(faults.StoredStartBeforeAttr)
+			count, ok3 := get(faults.StaleWriteCountAttr)
+			stored, ok4 := get(faults.StoredCountBeforeAttr)
+			after, _ := get(faults.StoredCountAfterAttr)
+			switch {
+			case !ok1 || !ok2 || !ok3 || !ok4:
+				return false, "the stale write's firing does not say its offsets and counts"
+			case start != before || count < 0 || stored <= count:
+				return false, fmt.Sprintf("the resend (start %d, count %d) did not meet a stored start %d with a higher count (%d)", start, count, before, stored)
+			}
+			return true, fmt.Sprintf("a write of count %d at start offset %d over a stored count %d (after it: %d)", count, start, stored, after)
+		}
+		return false, ""
+	}}

@@ -121,6 +121,9 @@ type ShareWrite struct {
 	// First is the lowest state batch's first offset, Last the highest
 	// batch's last offset.
 	First, Last int64
+	// DeliveryCompleteCount is the count the write carries (KIP-1226, v1;
+	// -1 where it carries none).
+	DeliveryCompleteCount int32
 }
 
 // ShareWritesAboveStart are the share-partitions of a captured
@@ -142,7 +145,8 @@ func ShareWritesAboveStart(frame []byte) ([]ShareWrite, error) {
 			for _, b := range p.StateBatches {
 				last = max(last, b.LastOffset)
 			}
-			out = append(out, ShareWrite{Partition: p.Partition, LeaderEpoch: p.LeaderEpoch, StartOffset: p.StartOffset, First: first, Last: last})
+			out = append(out, ShareWrite{Partition: p.Partition, LeaderEpoch: p.LeaderEpoch, StartOffset: p.StartOffset, First: first, Last: last,
+				DeliveryCompleteCount: p.DeliveryCompleteCount})
 		}
 	}
 	return out, nil
@@ -226,7 +230,8 @@ func LastShareWrite(frame []byte, p int32) (ShareWrite, int, error) {
 			}
 			n++
 			first, _ := lowestBatch(tp)
-			last = ShareWrite{Partition: p, LeaderEpoch: tp.LeaderEpoch, StartOffset: tp.StartOffset, First: first, Last: first}
+			last = ShareWrite{Partition: p, LeaderEpoch: tp.LeaderEpoch, StartOffset: tp.StartOffset, First: first, Last: first,
+				DeliveryCompleteCount: tp.DeliveryCompleteCount}
 			for _, b := range tp.StateBatches {
 				last.Last = max(last.Last, b.LastOffset)
 			}

@@ -55,7 +55,7 @@ func TestShareWriteOfDecodesWhatTheMatchesRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []ShareWrite{{Partition: 0, LeaderEpoch: 3, StartOffset: 0, First: 20, Last: 29}}; len(got) != 1 || got[0] != want[0] {
+	if want := []ShareWrite{{Partition: 0, LeaderEpoch: 3, StartOffset: 0, First: 20, Last: 29, DeliveryCompleteCount: -1}}; len(got) != 1 || got[0] != want[0] {
 		t.Errorf("writes above start: %+v, want %+v", got, want)
 	}
 	if got, err := ShareWritesAboveStart(shareWrites()[0]); err != nil || len(got) != 0 {
