@@ -383,7 +383,7 @@ func rows() []Scenario {
 				Why: "several workers must acknowledge one share-partition's records out of order, and the leadership must move to a broker that is neither the leader nor the share coordinator"},
 			KnownBug: &KnownBug{Fix: "apache/kafka #23074", FixedIn: []string{"4.4.0"}, Shows: verdict.AnomalyRedeliveredAfterAck}},
 		{Name: "stale-delivery-count-write", Case: "known bug: apache/kafka #23112",
-			About: "a member of the fault's own holds a batch so the share start offset stops there, a state write above it is reset, and its resend lands with a delivery-complete count below the stored one: a Kafka without #23112's fix reports a lag that rose with no new input",
+			About:   "a member of the fault's own holds a batch so the share start offset stops there, a state write above it is reset, and its resend lands with a delivery-complete count below the stored one: a Kafka without #23112's fix reports a lag that rose with no new input",
 			Cluster: underLoad(0.1, faults.StaleDeliveryCountWrite), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
 			Evidence: []Evidence{firedAt(faults.PointStaleCountWrite), staleCountLanded, healed},
 			Load:     Load{Partitions: 1, Records: 3000},
