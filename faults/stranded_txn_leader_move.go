@@ -79,22 +79,48 @@ func strandedTxnLeaderMove(ctx context.Context, env Env) error {
 	return waitTxnEnded(ctx, env, a, txn)
 }
 
+// strandedConfirm is how long a transaction Ongoing past strandedAfter
+// must stay so, the same one, before it counts as stranded: under a loaded
+// machine a live worker's transaction can be Ongoing for 3 s and then
+// commit (CI, two clusters on two cores: the fault moved a live worker's
+// leaders, which then committed in PrepareCommit).
+const strandedConfirm = time.Second
+
 // waitStranded waits until one of the cell's transactions has been Ongoing
-// for strandedAfter, and returns it (false: the cell ended, or none came
-// within strandedWait).
+// for strandedAfter and stayed so, the same transaction, for
+// strandedConfirm more, and returns the oldest such (false: the cell ended,
+// or none came within strandedWait).
 func waitStranded(ctx context.Context, a *admin, env Env) (kadm.DescribedTransaction, bool) {
 	deadline := time.Now().Add(strandedWait)
+	type seen struct {
+		d     kadm.DescribedTransaction
+		since time.Time
+	}
+	old := map[string]seen{}
 	for time.Now().Before(deadline) {
 		ids := a.cellTxnIDs(ctx, env)
 		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		ds, _ := a.adm.DescribeTransactions(dctx, ids...)
 		cancel()
+		now := map[string]seen{}
+		var found *kadm.DescribedTransaction
 		for _, d := range ds.Sorted() {
-			if d.Err == nil && d.State == "Ongoing" && d.StartTimestamp > 0 &&
-				time.Since(time.UnixMilli(d.StartTimestamp)) >= strandedAfter {
-				return d, true
+			if d.Err != nil || d.State != "Ongoing" || d.StartTimestamp <= 0 || time.Since(time.UnixMilli(d.StartTimestamp)) < strandedAfter {
+				continue
 			}
+			s := seen{d: d, since: time.Now()}
+			if prev, ok := old[d.TxnID]; ok && prev.d.ProducerID == d.ProducerID && prev.d.ProducerEpoch == d.ProducerEpoch && prev.d.StartTimestamp == d.StartTimestamp {
+				s.since = prev.since
+				if time.Since(s.since) >= strandedConfirm && (found == nil || d.StartTimestamp < found.StartTimestamp) {
+					found = &d
+				}
+			}
+			now[d.TxnID] = s
 		}
+		if found != nil {
+			return *found, true
+		}
+		old = now
 		if !sleepCtx(ctx, 250*time.Millisecond) {
 			break
 		}
