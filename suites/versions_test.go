@@ -8,17 +8,18 @@ import (
 
 	"github.com/sharechaos/sharechaos/internal/cluster/docker"
 	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/scenarios"
 	"github.com/sharechaos/sharechaos/suites/harness"
 	"github.com/sharechaos/sharechaos/suites/judge"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
-// TestVersionsDocker runs two rows over two releases: a cluster each, the
+// TestVersionsDocker runs three rows over two releases: a cluster each, the
 // release in every cell's name and result, each release's cluster
 // described, the releases compared, plan.json naming every cell, and a
-// re-check that gives the same. The second row is a known Kafka bug
-// (apache/kafka #23074, fixed in 4.4.0): it must be ANOMALY with
-// redelivered-after-ack on 4.2.2 and PASS on 4.4.0. Needs the images of
+// re-check that gives the same. The other rows are known Kafka bugs
+// (apache/kafka #23074 and #23112, fixed in 4.4.0): each must be ANOMALY
+// with its anomaly on 4.2.2 and PASS on 4.4.0. Needs the images of
 // 4.2.2 and 4.4.0 (make images KAFKA_VERSIONS="4.2.2 4.4.0"); skipped
 // without them.
 func TestVersionsDocker(t *testing.T) {
@@ -32,9 +33,9 @@ func TestVersionsDocker(t *testing.T) {
 	}
 	o := Options{Common: harness.Common{Backend: "docker", Modes: []ctp.AckMode{ctp.Explicit}, Seed: 23,
 		Backends: harness.BackendFlags{Docker: harness.DockerFlags{KafkaVersions: releases}}},
-		Scenarios: []string{"steady", "stale-share-state-write"}, Records: 300}
+		Scenarios: []string{"steady", "stale-share-state-write", "stale-delivery-count-write"}, Records: 300}
 	res := runMatrix(t, o)
-	if len(res.Runs) != 4 {
+	if len(res.Runs) != 6 {
 		t.Fatalf("%d cells; want two rows on each release", len(res.Runs))
 	}
 	ran := map[string]bool{}
@@ -44,29 +45,29 @@ func TestVersionsDocker(t *testing.T) {
 		if !slices.Contains(releases, release) || !strings.HasSuffix(c.Name(), "@"+release) {
 			t.Errorf("cell %d: %s release %q", i, c.Name(), c.KafkaVersion)
 		}
-		want := verdict.Pass
-		if c.Scenario == "stale-share-state-write" && release == "4.2.2" {
-			want = verdict.Anomaly
+		want, shows := verdict.Pass, ""
+		if sc, _ := scenarios.Lookup(c.Scenario); sc.KnownBug != nil && release == "4.2.2" {
+			want, shows = verdict.Anomaly, sc.KnownBug.Shows
 		}
-		if c.Verdict != want || (want == verdict.Anomaly && c.Anomalies[verdict.AnomalyRedeliveredAfterAck].Count == 0) {
-			t.Errorf("%s: %s (%s) %v, want %s (the known bug's redelivered-after-ack on the release without its fix)", c.Name(), c.Verdict, c.Reason, c.Anomalies, want)
+		if c.Verdict != want || (shows != "" && c.Anomalies[shows].Count == 0) {
+			t.Errorf("%s: %s (%s) %v, want %s %s (a known bug's anomaly on the release without its fix)", c.Name(), c.Verdict, c.Reason, c.Anomalies, want, shows)
 		}
 	}
-	if len(ran) != 4 {
+	if len(ran) != 6 {
 		t.Errorf("cells ran %v: want each row on each release", ran)
 	}
 	if len(res.Clusters) != 2 || res.Clusters[1].Release != "4.4.0" || res.Clusters[1].Features["share.version"] != 2 {
 		t.Errorf("clusters %+v: want two, 4.4.0's at share.version 2", res.Clusters)
 	}
-	if len(res.VersionComparisons) != 2 || res.VersionComparisons[0].Candidate != "4.4.0" {
+	if len(res.VersionComparisons) != 3 || res.VersionComparisons[0].Candidate != "4.4.0" {
 		t.Errorf("comparisons %+v: want 4.4.0 against 4.2.2, per row", res.VersionComparisons)
 	}
 	plan, ok, err := judge.ReadPlan(res.Dir)
-	if err != nil || !ok || len(plan.Cells) != 4 || plan.Cells[3].KafkaVersion != "4.4.0" {
+	if err != nil || !ok || len(plan.Cells) != 6 || plan.Cells[5].KafkaVersion != "4.4.0" {
 		t.Errorf("plan.json: %+v %v %v", plan, ok, err)
 	}
 	again, changed, err := judge.Recheck(res.Dir)
-	if err != nil || len(changed) > 0 || len(again.VersionComparisons) != 2 {
+	if err != nil || len(changed) > 0 || len(again.VersionComparisons) != 3 {
 		t.Errorf("re-check: %v, changed %v, comparisons %d", err, changed, len(again.VersionComparisons))
 	}
 }
