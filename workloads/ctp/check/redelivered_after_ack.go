@@ -2,7 +2,8 @@ package check
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/sharechaos/sharechaos/internal/history"
@@ -95,12 +96,7 @@ func checkRedeliveredAfterAck(s *state) *part {
 			}
 		}
 	}
-	ids := make([]string, 0, len(first))
-	for id := range first {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(first)) {
 		f := first[id]
 		p.report(verdict.AnomalyRedeliveredAfterAck, id, CauseForgottenAck, func() string {
 			c, _ := s.reloadBetween(f.ack.at, f.polled)
