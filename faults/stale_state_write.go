@@ -42,11 +42,14 @@ const (
 	// write moved the stored start offset past it in time) or was combined
 	// with a newer write of the share-partition is let go, and the next
 	// write above its start is reset again.
-	staleAttempts = 4
+	staleAttempts = 6
 	// staleResetWait bounds the wait for a write above its start offset:
 	// with several workers on one share-partition such writes come with
-	// every batch acknowledged out of order.
-	staleResetWait = 30 * time.Second
+	// every batch acknowledged out of order, within a second.
+	staleResetWait = 15 * time.Second
+	// staleDesyncGrace is how long a toxic that passes some connection of
+	// the link unparsed waits for a match before it is added anew.
+	staleDesyncGrace = 3 * time.Second
 	// staleResendWait bounds the wait for the persister's resend (Kafka
 	// 4.3's persister retries a write after about 2 s, then 4, 8, 16).
 	staleResendWait = 40 * time.Second
@@ -289,10 +292,17 @@ func (s *staleWrite) removeAll(ctx context.Context) {
 func (s *staleWrite) waitFired(ctx context.Context, name string, limit time.Duration) (kafkatoxic.Status, bool, error) {
 	wctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
+	began := time.Now()
 	for {
 		st, err := s.api.kafkaToxicStatus(wctx, s.link, name)
 		if err == nil && st.Fired > 0 {
 			return st, true, nil
+		}
+		// A connection of the link passed unparsed (the toxic joined it
+		// mid-frame), and nothing matched for a while: it may be the
+		// leader's, so the caller adds the toxics anew.
+		if err == nil && st.Desynced > 0 && st.Matched == 0 && time.Since(began) > staleDesyncGrace {
+			return st, false, nil
 		}
 		if !sleepCtx(wctx, 50*time.Millisecond) {
 			if ctx.Err() != nil {
@@ -316,8 +326,17 @@ func (s *staleWrite) land(ctx context.Context, env Env, a *admin, topo ctp.Topol
 		}
 	}
 	st, ok, err := s.waitFired(ctx, resetCapture.Name, staleResetWait)
-	if err != nil || !ok || len(st.Captures) == 0 {
-		return false, fmt.Sprintf("no state write of a record above an unacknowledged one within %s", staleResetWait), err
+	if err != nil {
+		return false, "", err
+	}
+	if !ok || len(st.Captures) == 0 {
+		if st.Desynced > 0 {
+			// Added while a write was half-way through the leader's
+			// connection, the toxic passes that connection unparsed for
+			// good (kafkatoxic's caveat): the next attempt adds it anew.
+			return false, "the toxic joined the link in the middle of a frame (desynced)", nil
+		}
+		return false, fmt.Sprintf("no state write of a record above an unacknowledged one within %s", staleResetWait), nil
 	}
 	if _, ok, err := s.waitFired(ctx, reset.Name, 5*time.Second); err != nil || !ok {
 		return false, "the write's connection was not reset", err
