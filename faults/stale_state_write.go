@@ -197,7 +197,14 @@ func (t *staleTarget) landOneOf(ctx context.Context, env Env) (bool, error) {
 	for attempt := 1; attempt <= staleAttempts; attempt++ {
 		s.attempt = attempt
 		landed, why, err := s.land(ctx, env, t.a, env.Topology)
-		if err != nil || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			// The cell ended (its load drained) while the attempt waited:
+			// say so, for the cell's UNKNOWN.
+			prepared(env, time.Now(), map[string]string{"action": "stale write attempt cut short", "attempt": strconv.Itoa(attempt),
+				"why": "the cell ended while attempt " + strconv.Itoa(attempt) + " waited for the persister's writes"})
+			return false, nil
+		}
+		if err != nil {
 			return false, err
 		}
 		if landed {

@@ -52,7 +52,14 @@ func Cell(cell *result.Cell, obs ctp.Observation, s scenarios.Scenario, conds sc
 	if s.HasFault() && !cell.Fault.Fired {
 		cell.Verdict = verdict.Unknown
 		cell.Reason = "the fault " + cell.Fault.Name + " never fired, so the cell tested nothing"
-		if s.Cluster != nil {
+		switch prep, began := lastPreparation(obs.History); {
+		case began && prep != "":
+			// The fault began (its preparation is on the timeline) and
+			// said why it did not act: that is the reason, not the trigger.
+			cell.Reason += " (it began, and its last preparation says: " + prep + ")"
+		case began:
+			cell.Reason += " (it began, prepared, and the cell ended before it could act)"
+		case s.Cluster != nil:
 			// A cluster fault waits for part of the input to be done; a
 			// small cell on a fast cluster can drain before it looks.
 			cell.Reason += " (the cell drained before the fault's trigger came: more --records give it time)"
@@ -120,4 +127,19 @@ func commitsBefore(h history.History, t time.Time) int {
 		}
 	}
 	return n
+}
+
+// lastPreparation is what a cluster fault that did not fire last said of
+// itself: its last fault-prepare event's "why" (or its action), and whether
+// it prepared anything at all.
+func lastPreparation(h history.History) (why string, began bool) {
+	for i := len(h) - 1; i >= 0; i-- {
+		if e := h[i]; e.F == history.FFaultPrepare {
+			if w := e.Attrs["why"]; w != "" {
+				return w, true
+			}
+			return "", true
+		}
+	}
+	return "", false
 }
