@@ -147,7 +147,7 @@ func TestDockerFaults(t *testing.T) {
 		// A transaction of the cell left open on the ledger, as a worker
 		// killed after its ledger acks leaves it: only its timeout ends it.
 		stranded, err := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()...), kgo.TransactionalID(topo.TransactionalID(slots+1)),
-			kgo.TransactionTimeout(15*time.Second), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+			kgo.TransactionTimeout(30*time.Second), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 		if err != nil {
 			t.Fatal(err)
 		}

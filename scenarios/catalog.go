@@ -54,7 +54,7 @@ var (
 func outlastStall(lock time.Duration) time.Duration { return stallPastLock(lock) + lock }
 
 // timeoutForMoves is stranded-txn-leader-move's transaction timeout: most of
-// the lock, and at least 12 s, so that the stranded transaction (found 3 s
+// the lock, and at least 12 s, so that the stranded transaction (found 7 s
 // after it began) is still open when its leaders finished moving.
 func timeoutForMoves(lock time.Duration) time.Duration { return max(lock*9/10, 12*time.Second) }
 
@@ -331,7 +331,7 @@ func rows() []Scenario {
 		// acks there, restored as pending. Transactional: no loss, no dup;
 		// explicit and implicit have no acks in their transactions (n/a, as
 		// case 3). The transaction timeout leaves the moves time (12 s at
-		// least; a live transaction is stranded after 3 s).
+		// least; a live transaction is stranded after 7 s).
 		{Name: "stranded-txn-leader-move", Case: "3 (fresh id) + leader move", About: "SIGKILL after the acks went into the transaction, the replacement on a fresh transactional id; while only the coordinator's timeout can end the transaction, the leaders its acks are staged at move to other brokers",
 			Worker:   &WorkerFault{Point: ctp.PointAfterAcks, Action: ctp.ActionKill, FreshID: true, TxnTimeout: timeoutForMoves},
 			Cluster:  &ClusterFault{Mechanism: faults.StrandedTxnLeaderMove},
