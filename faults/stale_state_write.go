@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -352,12 +353,13 @@ func (s *staleWrite) land(ctx context.Context, env Env, a *admin, topo ctp.Topol
 	if err != nil || len(writes) == 0 {
 		return false, fmt.Sprintf("the reset write could not be read: %v", err), nil
 	}
-	s.stale = writes[0]
-	for _, w := range writes {
-		if w.Partition == s.partition {
-			s.stale = w
-		}
+	i := slices.IndexFunc(writes, func(w kafkatoxic.ShareWrite) bool { return w.Partition == s.partition })
+	if i < 0 {
+		// The leader's writes of another share-partition crossed the same
+		// link: the stored state read is the fault's partition's only.
+		return false, fmt.Sprintf("the reset write was of another share-partition than %d", s.partition), nil
 	}
+	s.stale = writes[i]
 	// Hold the resend when it comes, with a copy to see what came with it.
 	again := kafkatoxic.ShareWriteMatch(s.stale.Partition, s.stale.StartOffset, s.stale.First)
 	resendCapture := kafkatoxic.Spec{Name: s.name("resend-copy"), Action: kafkatoxic.ActionCapture, APIKey: key, Match: again, Nth: 1, CaptureLimit: 1}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/sharechaos/sharechaos/internal/cluster/docker"
 	"github.com/sharechaos/sharechaos/internal/verdict"
+	"github.com/sharechaos/sharechaos/suites/harness"
 )
 
 const clusterLong = `A standalone docker cluster for --backend external: Apache Kafka brokers
@@ -84,9 +83,7 @@ command that builds it; nothing is left behind when the start fails.`,
 	fs.StringVar(&f.version, "kafka-version", "", "an Apache Kafka release to run on our image of it (make images KAFKA_VERSIONS=...); not with --kafka-image")
 	fs.StringVar(&f.jit, "broker-jit", docker.JITC1, "the brokers' JIT: c1 (fastest on few cores) or full (HotSpot's C2 too)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log every step")
-	for name, group := range map[string]string{"brokers": "load", "out": "output", "verbose": "output"} {
-		_ = fs.SetAnnotation(name, groupKey, []string{group})
-	}
+	annotateGroups(fs)
 	return cmd
 }
 
@@ -96,7 +93,7 @@ func newClusterDownCmd() *cobra.Command {
 		Short:       "remove a standalone cluster (every container and network)",
 		Long:        "Remove the standalone cluster whose state 'cluster up' wrote to DIR: every container and network.",
 		Example:     "  sharechaos cluster down ./cluster",
-		Args:        exactDir,
+		Args:        oneDir,
 		Annotations: map[string]string{footerKey: exitCodes},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := docker.Down(context.WithoutCancel(cmd.Context()), args[0]); err != nil {
@@ -137,14 +134,6 @@ heal. N is a broker's node id (1..brokers).`,
 	}
 }
 
-// exactDir takes exactly one argument, the cluster's directory.
-func exactDir(_ *cobra.Command, args []string) error {
-	if len(args) != 1 {
-		return fmt.Errorf("want the cluster's directory (DIR), got %d argument(s)", len(args))
-	}
-	return nil
-}
-
 func clusterUp(ctx context.Context, f clusterUpFlags, stdout, stderr io.Writer) int {
 	usage := func(err error) int {
 		fmt.Fprintln(stderr, "sharechaos cluster up:", err)
@@ -163,17 +152,14 @@ func clusterUp(ctx context.Context, f clusterUpFlags, stdout, stderr io.Writer) 
 		}
 		image = docker.VersionImage(f.version)
 	}
-	kafka := image
-	if kafka == "" {
-		kafka = cmp.Or(os.Getenv(docker.EnvKafkaImage), docker.DefaultKafkaImage)
+	flags := harness.DockerFlags{BrokerJIT: f.jit}
+	if f.version != "" {
+		flags.KafkaVersions = []string{f.version}
+	} else if f.image != "" {
+		flags.KafkaImages = []string{f.image}
 	}
-	needed := []string{kafka, cmp.Or(os.Getenv(docker.EnvToxiproxyImage), docker.DefaultToxiproxyImage)}
-	missing, err := docker.MissingImages(ctx, needed)
-	if err != nil {
-		return usage(fmt.Errorf("%w (start an engine: bash .ci/docker-engine.sh)", err))
-	}
-	if len(missing) > 0 {
-		return usage(errors.New(docker.MissingWhy(missing)))
+	if err := harness.CheckDockerImages(ctx, flags, docker.Name); err != nil {
+		return usage(err)
 	}
 	self, err := os.Executable()
 	if err != nil {

@@ -126,7 +126,7 @@ func noArgs(cmd *cobra.Command, args []string) error {
 // oneDir takes exactly one run directory.
 func oneDir(_ *cobra.Command, args []string) error {
 	if len(args) != 1 {
-		return fmt.Errorf("want one run directory, got %d arguments", len(args))
+		return fmt.Errorf("want one directory (a run's, or a standalone cluster's), got %d arguments", len(args))
 	}
 	return nil
 }
