@@ -18,6 +18,7 @@ const (
 	flagPendingLock = "kip1289-pending-lock"
 	flagAddKey      = "kip1289-add-share-acks-key"
 	flagAckKey      = "kip1289-txn-share-ack-key"
+	flagBroken      = "kip1289-broken"
 )
 
 // parseKIPFlags splits args into ours and BrokerMain's. Each of ours may be
@@ -39,7 +40,7 @@ func parseKIPFlags(args []string, envLock string) ([]string, kfake.KIP1289Config
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
-		if !strings.HasPrefix(args[i], "-") || (name != flagPendingLock && name != flagAddKey && name != flagAckKey) {
+		if !strings.HasPrefix(args[i], "-") || (name != flagPendingLock && name != flagAddKey && name != flagAckKey && name != flagBroken) {
 			rest = append(rest, args[i])
 			continue
 		}
@@ -57,6 +58,12 @@ func parseKIPFlags(args []string, envLock string) ([]string, kfake.KIP1289Config
 				return nil, cfg, fmt.Errorf("parse --%s: %w", name, err)
 			}
 			cfg.PendingLock = p
+		case flagBroken:
+			b, err := kfake.ParseKIP1289Broken(value)
+			if err != nil {
+				return nil, cfg, fmt.Errorf("parse --%s: %w", name, err)
+			}
+			cfg.Broken = b
 		default:
 			key, err := strconv.ParseInt(value, 10, 16)
 			if err != nil || key <= 0 {

@@ -21,7 +21,11 @@ func TestParseKIPFlags(t *testing.T) {
 	if _, cfg, _ := parseKIPFlags(nil, "hold"); cfg.PendingLock != kfake.KIP1289PendingLockHold {
 		t.Errorf("environment policy ignored: %+v", cfg)
 	}
-	for _, bad := range [][]string{{"--kip1289-pending-lock"}, {"--kip1289-pending-lock", "never"}, {"--kip1289-txn-share-ack-key", "-3"}} {
+	if _, cfg, err := parseKIPFlags([]string{"--kip1289-broken", "stage-first-partition-only"}, ""); err != nil || cfg.Broken != kfake.KIP1289BrokenStageFirstPartitionOnly {
+		t.Errorf("--kip1289-broken: %+v, %v", cfg, err)
+	}
+	for _, bad := range [][]string{{"--kip1289-pending-lock"}, {"--kip1289-pending-lock", "never"}, {"--kip1289-txn-share-ack-key", "-3"},
+		{"--kip1289-broken", "everything"}} {
 		if _, _, err := parseKIPFlags(bad, ""); err == nil {
 			t.Errorf("%q parsed", bad)
 		}

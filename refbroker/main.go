@@ -8,6 +8,9 @@
 //	--kip1289-pending-lock expire|hold   (env SHARECHAOS_KIP1289_PENDING_LOCK; default expire)
 //	--kip1289-add-share-acks-key N       (default 12890)
 //	--kip1289-txn-share-ack-key N        (default 12891)
+//	--kip1289-broken stage-first-partition-only
+//	                                     (a deliberate defect, for the tests that
+//	                                     prove the conformance suite catches it)
 package main
 
 import (
@@ -30,5 +33,8 @@ func main() {
 	}
 	fmt.Fprintf(os.Stderr, "refbroker: KIP-1289 keys AddShareAcksToTxn %d, TxnShareAcknowledge %d, pending lock %s\n",
 		cfg.AddShareAcksToTxnKey, cfg.TxnShareAcknowledgeKey, cfg.PendingLock)
+	if cfg.Broken != kfake.KIP1289BrokenNone {
+		fmt.Fprintf(os.Stderr, "refbroker: DELIBERATELY BROKEN: %s\n", cfg.Broken)
+	}
 	os.Exit(embedded.BrokerMain(rest))
 }

@@ -39,6 +39,32 @@ func ParseKIP1289PendingLock(s string) (KIP1289PendingLock, error) {
 	return "", fmt.Errorf("parse pending lock policy %q: want expire or hold", s)
 }
 
+// KIP1289Broken names a deliberate defect of the reference broker, for the
+// tests that prove the conformance suite catches it (as the loop mutants
+// prove the checker): never set outside them.
+type KIP1289Broken string
+
+const (
+	// KIP1289BrokenNone is the broker as it should be.
+	KIP1289BrokenNone KIP1289Broken = ""
+	// KIP1289BrokenStageFirstPartitionOnly stages the acks of only the first
+	// share-partition of a TxnShareAcknowledge and answers success for every
+	// one of them: the defect a broker whose handler forgets all but one
+	// share-partition of a multi-partition request has.
+	KIP1289BrokenStageFirstPartitionOnly KIP1289Broken = "stage-first-partition-only"
+)
+
+// ParseKIP1289Broken reads a defect's name ("" or "none": none).
+func ParseKIP1289Broken(s string) (KIP1289Broken, error) {
+	switch b := KIP1289Broken(s); b {
+	case KIP1289BrokenNone, KIP1289BrokenStageFirstPartitionOnly:
+		return b, nil
+	case "none":
+		return KIP1289BrokenNone, nil
+	}
+	return "", fmt.Errorf("parse broken %q: want none or %s", s, KIP1289BrokenStageFirstPartitionOnly)
+}
+
 // KIP1289Config is the process-wide KIP-1289 setup: the two API keys (kfake
 // builds its ApiVersions answer once per process, so keys cannot differ
 // between clusters) and the pending-lock policy new clusters start with.
@@ -46,6 +72,8 @@ type KIP1289Config struct {
 	AddShareAcksToTxnKey   int16
 	TxnShareAcknowledgeKey int16
 	PendingLock            KIP1289PendingLock
+	// Broken is a deliberate defect (tests only).
+	Broken KIP1289Broken
 }
 
 var kip1289Global = struct {
@@ -92,6 +120,7 @@ func ConfigureKIP1289(cfg KIP1289Config) error {
 		}
 		next.PendingLock = cfg.PendingLock
 	}
+	next.Broken = cfg.Broken
 	if next.AddShareAcksToTxnKey == next.TxnShareAcknowledgeKey {
 		return fmt.Errorf("configure kip1289: both APIs have key %d", next.AddShareAcksToTxnKey)
 	}

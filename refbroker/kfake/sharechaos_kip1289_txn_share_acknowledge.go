@@ -86,6 +86,7 @@ func (c *Cluster) handleTxnShareAcknowledge(creq *clientReq, req *wire.TxnShareA
 	}
 
 	now := time.Now()
+	staged := 0 // share-partitions staged, for the deliberate defect
 	for i, rt := range req.Topics {
 		topic := c.data.id2t[rt.TopicID]
 		for j, rp := range rt.Partitions {
@@ -113,7 +114,11 @@ func (c *Cluster) handleTxnShareAcknowledge(creq *clientReq, req *wire.TxnShareA
 				out.ErrorCode = kerr.InvalidTxnState.Code
 				continue
 			}
+			if staged > 0 && kip1289Config().Broken == KIP1289BrokenStageFirstPartitionOnly {
+				continue // answered success, staged nothing: the defect
+			}
 			out.ErrorCode = c.stageShareAcks(pidinf.txid, tx, sg.getSharePartition(topic, rp.Partition, pd), pk, rp.AcknowledgementBatches, member, now)
+			staged++
 		}
 	}
 	return resp, nil

@@ -27,6 +27,10 @@ type Reference struct {
 	// reference broker serves the RPCs at; 0: its defaults (12890, 12891).
 	AddShareAcksToTxnKey   int16
 	TxnShareAcknowledgeKey int16
+	// Broken names a deliberate defect of the reference broker (its
+	// --kip1289-broken), for the tests that prove the conformance suite
+	// catches it; empty: none.
+	Broken string
 }
 
 // Reference broker flags; refbroker/flags.go parses them.
@@ -34,11 +38,12 @@ const (
 	refFlagPendingLock = "--kip1289-pending-lock"
 	refFlagAddKey      = "--kip1289-add-share-acks-key"
 	refFlagAckKey      = "--kip1289-txn-share-ack-key"
+	refFlagBroken      = "--kip1289-broken"
 )
 
 func (r Reference) validate() error {
 	if r.Binary == "" {
-		if r.PendingLock != "" || r.AddShareAcksToTxnKey != 0 || r.TxnShareAcknowledgeKey != 0 {
+		if r.PendingLock != "" || r.AddShareAcksToTxnKey != 0 || r.TxnShareAcknowledgeKey != 0 || r.Broken != "" {
 			return errors.New("validate reference broker: KIP-1289 settings need a reference broker binary")
 		}
 		return nil
@@ -65,6 +70,9 @@ func (r Reference) args() []string {
 	}
 	if r.TxnShareAcknowledgeKey != 0 {
 		args = append(args, refFlagAckKey, strconv.Itoa(int(r.TxnShareAcknowledgeKey)))
+	}
+	if r.Broken != "" {
+		args = append(args, refFlagBroken, r.Broken)
 	}
 	return args
 }

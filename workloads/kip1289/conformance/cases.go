@@ -56,6 +56,17 @@ var Cases = []Case{
 	{Name: "member-tags-stale-epoch", Settings: long, Differs: findingMemberTags, Run: memberTagsStaleEpoch},
 	{Name: "two-txns-same-record", Settings: long, Run: twoTxnsSameRecord},
 	{Name: "workload-sender-routes-by-version", Settings: long, Run: workloadSenderRoutes},
+	// One transaction's requests in every shape (shapes.go), each ended both ways.
+	{Name: "one-request-several-partitions-commit", Settings: long, Run: shapeCase(shapeSeveralPartitions, true)},
+	{Name: "one-request-several-partitions-abort", Settings: long, Run: shapeCase(shapeSeveralPartitions, false)},
+	{Name: "one-request-several-topics-commit", Settings: long, Run: shapeCase(shapeSeveralTopics, true)},
+	{Name: "one-request-several-topics-abort", Settings: long, Run: shapeCase(shapeSeveralTopics, false)},
+	{Name: "one-request-batches-with-gaps-commit", Settings: long, Run: shapeCase(shapeBatchesWithGaps, true)},
+	{Name: "one-request-batches-with-gaps-abort", Settings: long, Run: shapeCase(shapeBatchesWithGaps, false)},
+	{Name: "one-request-mixed-types-commit", Settings: long, Run: shapeCase(shapeMixedTypes, true)},
+	{Name: "one-request-mixed-types-abort", Settings: long, Run: shapeCase(shapeMixedTypes, false)},
+	{Name: "several-groups-one-txn-commit", Settings: long, Run: shapeCase(shapeSeveralGroups, true)},
+	{Name: "several-groups-one-txn-abort", Settings: long, Run: shapeCase(shapeSeveralGroups, false)},
 	{Name: "pending-lock-hold", Settings: Settings{Policy: PolicyHold, Lock: ShortLock}, Run: pendingLockHold},
 	{Name: "pending-lock-expire", Settings: Settings{Policy: PolicyExpire, Lock: ShortLock}, Run: pendingLockExpire},
 	// Restarts last: the broker they share comes back on new connections.

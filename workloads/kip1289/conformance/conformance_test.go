@@ -59,7 +59,7 @@ func TestConformance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts brokers")
 	}
-	for _, tg := range []*target{refTarget(t), kafkaTarget(t)} {
+	for _, tg := range []*target{refTarget(t, ""), kafkaTarget(t)} {
 		if only := os.Getenv("SHARECHAOS_CONFORMANCE"); only != "" && only != string(tg.kind) {
 			continue
 		}
@@ -97,8 +97,9 @@ func TestConformance(t *testing.T) {
 }
 
 // refTarget starts the reference broker, one node per (policy, lock): kfake
-// takes the record lock from broker config only.
-func refTarget(t *testing.T) *target {
+// takes the record lock from broker config only. broken names a deliberate
+// defect of it (--kip1289-broken), "" for none.
+func refTarget(t *testing.T, broken string) *target {
 	return &target{
 		kind: conformance.Reference,
 		key:  func(s conformance.Settings) string { return fmt.Sprint(s.Policy, s.Lock) },
@@ -113,7 +114,7 @@ func refTarget(t *testing.T) *target {
 			dir := t.TempDir()
 			cl, err := embedded.Start(ctx, embedded.Options{Brokers: 1, DataDir: filepath.Join(dir, "data"),
 				LogPath: filepath.Join(dir, "broker.log"), RecordLock: s.Lock, TxnMaxTimeout: 5 * time.Minute,
-				Reference: eb.Reference})
+				Reference: withBroken(eb.Reference, broken)})
 			if err != nil {
 				t.Fatalf("start the reference broker: %v", err)
 			}
@@ -122,6 +123,54 @@ func refTarget(t *testing.T) *target {
 				func() { _ = cl.Close(context.Background()) }
 		},
 		broker: map[string]conformance.Broker{},
+	}
+}
+
+func withBroken(r embedded.Reference, broken string) embedded.Reference {
+	r.Broken = broken
+	return r
+}
+
+// TestConformanceCatchesABrokenBroker proves the cases of one request's
+// shapes against a reference broker that stages only the first
+// share-partition of a TxnShareAcknowledge and answers success for all: each
+// must fail, as the mutants prove the checker; a single-partition case must
+// still pass on it, so the failures are the defect's.
+func TestConformanceCatchesABrokenBroker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts brokers")
+	}
+	tg := refTarget(t, "stage-first-partition-only")
+	owner := t
+	caught := 0
+	for _, c := range conformance.Cases {
+		shaped := strings.HasPrefix(c.Name, "one-request-") || strings.HasPrefix(c.Name, "several-groups-")
+		if !shaped && c.Name != "commit-materializes" {
+			continue
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			b := tg.brokerFor(t, owner, c.Settings)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			e, err := conformance.NewEnv(ctx, b, c.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			err = c.Run(ctx, e)
+			switch {
+			case shaped && err == nil:
+				t.Fatalf("passed on a broker that stages only the first share-partition of a request")
+			case shaped:
+				caught++
+				t.Logf("caught: %v", err)
+			case err != nil:
+				t.Fatalf("a single-partition case failed on the broken broker, whose defect it cannot see: %v", err)
+			}
+		})
+	}
+	if caught == 0 && !t.Failed() {
+		t.Fatal("no case of one request's shapes ran")
 	}
 }
 

@@ -32,9 +32,13 @@ type Env struct {
 	// inputID is the input topic's id.
 	inputID [16]byte
 
-	admin   *kgo.Client
-	rpc     *rpc
-	closers []func()
+	admin *kgo.Client
+	// partitioned produces to a chosen partition (ProduceTo); ids are the
+	// topic ids of the inputs Inputs made.
+	partitioned *kgo.Client
+	ids         map[string][16]byte
+	rpc         *rpc
+	closers     []func()
 }
 
 var envSeq atomic.Int64
@@ -52,7 +56,8 @@ func (e *Env) ShareStateRole(partition int32) Role {
 func NewEnv(ctx context.Context, b Broker, caseName string) (*Env, error) {
 	n := envSeq.Add(1)
 	prefix := fmt.Sprintf("conf-%d-%d", time.Now().UnixNano()%1_000_000, n)
-	e := &Env{Broker: b, name: caseName, input: prefix + "-in", output: prefix + "-out", group: prefix + "-group"}
+	e := &Env{Broker: b, name: caseName, input: prefix + "-in", output: prefix + "-out", group: prefix + "-group",
+		ids: map[string][16]byte{}}
 	keys := kip1289.DefaultAPIKeys()
 	admin, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(b.Bootstrap...), keys.ClientOpt()}, b.ClientOpts...)...)
 	if err != nil {
