@@ -115,14 +115,23 @@ final class TxnShareAcknowledgeHandler {
             }
         }
 
-        Map<TopicIdPartition, CompletableFuture<Errors>> verified = new HashMap<>();
-        candidates.keySet().forEach(tip -> verified.put(tip,
-            verification.verify(tip.topicPartition(), data.transactionalId(), data.producerId(), data.producerEpoch())));
-        CompletableFuture.allOf(verified.values().toArray(new CompletableFuture<?>[0]))
+        // One share-partition's verification at a time: Kafka's
+        // AddPartitionsToTxnManager keeps one pending verification per
+        // transactional id and answers the one a newer replaces with
+        // NETWORK_EXCEPTION, so verifying a request's share-partitions at once
+        // refused all but one of them (found by the conformance cases of one
+        // request's shapes; the workload's sender retried them one by one).
+        Map<TopicIdPartition, Errors> verified = new ConcurrentHashMap<>();
+        CompletableFuture<Void> verifications = CompletableFuture.completedFuture(null);
+        for (TopicIdPartition tip : candidates.keySet()) {
+            verifications = verifications.thenCompose(ignored ->
+                verification.verify(tip.topicPartition(), data.transactionalId(), data.producerId(), data.producerEpoch())
+                    .thenAccept(e -> verified.put(tip, e)));
+        }
+        verifications
             .thenCompose(ignored -> {
                 Map<TopicIdPartition, Kip1289StageRequest.Partition> toStage = new HashMap<>();
-                verified.forEach((tip, f) -> {
-                    Errors e = f.join();
+                verified.forEach((tip, e) -> {
                     if (e != Errors.NONE) {
                         results.put(tip, e);
                     } else if (candidates.get(tip).batches().isEmpty()) {
