@@ -68,7 +68,16 @@ func rows() []Scenario {
 		// Not in ORACLE.md's tables: no fault at all, so every mode must show
 		// nothing (implicit loses only after an abort, and nothing aborts).
 		{Name: "steady", Case: "baseline", About: "no fault: the baseline every mode must pass with nothing lost or duplicated",
-			Expect: exactlyOnceElse(nothing, nothing), SpansPartitions: true},
+			Expect: exactlyOnceElse(nothing, nothing), SpansPartitions: true, SharesARequest: true},
+		// No fault either: one worker on 8 partitions holds several
+		// share-partitions of each broker at once (more partitions than
+		// brokers), so the native sender's TxnShareAcknowledge, one per
+		// broker, carries acks of several share-partitions: a broker that
+		// staged only the first would pass every other row's default shape
+		// (4 partitions, 3 workers: a transaction's share-partitions had
+		// different leaders) and fail here.
+		{Name: "acks-of-one-broker-in-one-request", Case: "beyond", About: "no fault, 8 partitions and one worker: a transaction's acks of several share-partitions of one broker travel in one TxnShareAcknowledge, and every one must settle",
+			Expect: exactlyOnceElse(nothing, nothing), Load: Load{Workers: 1, Partitions: 8}, SpansPartitions: true, SharesARequest: true},
 
 		// Case 1: "no output; records released at once and reprocessed; no
 		// loss, no dup" in every mode ("same"); implicit: see

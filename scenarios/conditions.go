@@ -60,6 +60,9 @@ func (s Scenario) EvidenceFor(mode ctp.AckMode, realization string, c Conditions
 		if s.SpansPartitions && boundToSpan(c.Shape, s.takesAWorker()) {
 			ev = append(slices.Clone(ev), acksSpanned)
 		}
+		if s.SharesARequest && boundToShareARequest(c.Shape) {
+			ev = append(slices.Clone(ev), acksSharedARequest)
+		}
 		if s.PendingAcrossFault {
 			ev = append(slices.Clone(ev), acksPendingAcrossFault)
 		}
@@ -86,6 +89,14 @@ func boundToSpan(sh Shape, takesAWorker bool) bool {
 		return true
 	}
 	return p-(p+w-1)/w > w-1
+}
+
+// boundToShareARequest: some worker is bound to hold more share-partitions
+// than there are brokers (more partitions than brokers times workers), so two
+// of its share-partitions have one leader (one share coordinator, where the
+// request goes there) and a poll may hold two records (batch 2 or more).
+func boundToShareARequest(sh Shape) bool {
+	return sh.Batch >= 2 && sh.Workers >= 1 && sh.Brokers >= 1 && int(sh.Partitions) > sh.Brokers*sh.Workers
 }
 
 // takesAWorker reports whether the row's fault ends an armed worker's

@@ -438,6 +438,35 @@ func beganAt(a armed, ts int64) string {
 
 // acksSpanned: a transaction's acks (txn-acks ok) covered records of two
 // share-partitions or more (Scenario.SpansPartitions).
+// acksSharedARequest: some transaction's acks of two share-partitions or
+// more went to one broker in one TxnShareAcknowledge (the sender's requests,
+// ctp.AttrAckRequests), so a broker that handles only one share-partition of
+// a request would not pass.
+var acksSharedARequest = Evidence{Name: "a request that carried acks of several share-partitions",
+	Missing: "no TxnShareAcknowledge carried acks of two share-partitions or more, so a broker that handles only the first share-partition of a request would pass",
+	Find: func(h history.History, _ Conditions) (bool, string) {
+		n, first := 0, ""
+		for _, e := range h {
+			if e.F != history.FTxnAcks || e.Type != history.OK {
+				continue
+			}
+			for _, r := range ctp.ParseAckRequests(e.Attrs[ctp.AttrAckRequests]) {
+				if len(r.Partitions) < 2 {
+					continue
+				}
+				if n == 0 {
+					first = fmt.Sprintf("%s txn %d (broker %d, partitions %v)", e.Worker, e.Txn, r.Node, r.Partitions)
+				}
+				n++
+				break
+			}
+		}
+		if n == 0 {
+			return false, ""
+		}
+		return true, fmt.Sprintf("%d transactions, the first %s", n, first)
+	}}
+
 var acksSpanned = Evidence{Name: "a transaction whose acks spanned share-partitions",
 	Missing: "no transaction put acks of two share-partitions or more into itself, so a broker that handles only one partition of a transaction would pass",
 	Find: func(h history.History, _ Conditions) (bool, string) {

@@ -178,8 +178,8 @@ func TestAcksSpannedEvidence(t *testing.T) {
 	if missing != nil || !strings.Contains(strings.Join(notes, ""), "1 transactions, the first w1.1 txn 0 (2 partitions)") {
 		t.Errorf("a spanning transaction not found: notes %v, missing %v", notes, missing)
 	}
-	if ev := native(Conditions{Shape: Shape{Workers: 1, Partitions: 2, Batch: 2, Brokers: 1}}); len(ev) != 1 {
-		t.Errorf("one broker leading two partitions of one worker: evidence %v, want the spanning transaction", ev)
+	if ev := native(Conditions{Shape: Shape{Workers: 1, Partitions: 2, Batch: 2, Brokers: 1}}); len(ev) != 2 || ev[0].Name != acksSpanned.Name {
+		t.Errorf("one broker leading two partitions of one worker: evidence %v, want the spanning transaction and the shared request", ev)
 	}
 	for _, c := range []Conditions{{Shape: Shape{Workers: 1, Partitions: 1, Batch: 10, Brokers: 3}}, {Shape: Shape{Workers: 4, Partitions: 4, Batch: 10, Brokers: 3}}, {Shape: Shape{Workers: 1, Partitions: 4, Batch: 1, Brokers: 3}}, {}} {
 		if ev := native(c); len(ev) != 0 {
@@ -188,6 +188,44 @@ func TestAcksSpannedEvidence(t *testing.T) {
 	}
 	if ev := steady.EvidenceFor(ctp.Transactional, ctp.RealizationLedger, Conditions{Shape: shape}); len(ev) != 0 {
 		t.Errorf("ledger: evidence %v, want none", ev)
+	}
+}
+
+// TestAcksSharedARequestEvidence: a native cell of a row that needs one
+// TxnShareAcknowledge carrying several share-partitions must show one where
+// some worker is bound to hold more partitions than there are brokers; a
+// request per share-partition (a transaction spanning leaders) is not one,
+// and a shape that cannot share a request is not asked.
+func TestAcksSharedARequestEvidence(t *testing.T) {
+	row, _ := Lookup("acks-of-one-broker-in-one-request")
+	bound := Shape{Workers: 1, Partitions: 8, Batch: 10, Brokers: 3}
+	native := func(c Conditions) []Evidence { return row.EvidenceFor(ctp.Transactional, ctp.RealizationNative, c) }
+	acks := func(requests string) history.Event {
+		e := ev(1, "w1.1", history.OK, history.FTxnAcks)
+		e.Records = []history.Rec{{ID: "r-1", Partition: 0, Delivery: 1}, {ID: "r-2", Partition: 1, Delivery: 1}}
+		e.Attrs = map[string]string{ctp.AttrAckRequests: requests}
+		return e
+	}
+	ev := native(Conditions{Shape: bound})
+	if len(ev) != 2 || ev[1].Name != acksSharedARequest.Name {
+		t.Fatalf("8 partitions, 1 worker, 3 brokers: evidence %v, want the spanning transaction and the shared request", ev)
+	}
+	if _, missing := Show(ev, history.History{acks("1:0;2:1"), acks("3:2")}, Conditions{}); missing == nil || missing.Name != acksSharedARequest.Name {
+		t.Errorf("requests of one share-partition each accepted as shared: missing %v", missing)
+	}
+	notes, missing := Show(ev, history.History{acks("1:0;2:1"), acks("1:0,3;2:1")}, Conditions{})
+	if missing != nil || !strings.Contains(strings.Join(notes, ""), "1 transactions, the first w1.1 txn 0 (broker 1, partitions [0 3])") {
+		t.Errorf("a shared request not found: notes %v, missing %v", notes, missing)
+	}
+	for _, sh := range []Shape{{Workers: 3, Partitions: 4, Batch: 10, Brokers: 3}, {Workers: 1, Partitions: 3, Batch: 10, Brokers: 3}, {Workers: 1, Partitions: 8, Batch: 1, Brokers: 3}} {
+		for _, e := range native(Conditions{Shape: sh}) {
+			if e.Name == acksSharedARequest.Name {
+				t.Errorf("shape %+v asks for a shared request it cannot be bound to show", sh)
+			}
+		}
+	}
+	if got := ctp.FormatAckRequests(ctp.ParseAckRequests("1:0,3;2:1")); got != "1:0,3;2:1" {
+		t.Errorf("ack requests round trip: %q", got)
 	}
 }
 

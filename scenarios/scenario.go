@@ -61,6 +61,12 @@ type Scenario struct {
 	// acks into the transaction and the shape allows it, the cell must
 	// show such a transaction (EvidenceFor).
 	SpansPartitions bool
+	// SharesARequest: what the row proves depends on one TxnShareAcknowledge
+	// carrying acks of several share-partitions of one broker (a broker that
+	// handles only the first share-partition of a request must not pass it);
+	// where the realization's broker settles the acks and the shape makes
+	// one bound (boundToShareARequest), the cell must show one.
+	SharesARequest bool
 	// PendingAcrossFault: the row is a failover (a leader or coordinator
 	// goes away or comes back), and what it proves of a realization whose
 	// broker settles the acks is that the failover met acks pending in a

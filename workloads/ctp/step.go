@@ -149,7 +149,8 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 			return w.abort(ctx, batch, "acks into the transaction failed: "+err.Error())
 		}
 		w.last.TxnAcks = time.Since(ackStart)
-		w.event(history.Event{Type: history.OK, F: history.FTxnAcks, Txn: w.txnSeq, Records: recs(batch), DurNS: w.last.TxnAcks.Nanoseconds()})
+		w.event(history.Event{Type: history.OK, F: history.FTxnAcks, Txn: w.txnSeq, Records: recs(batch), DurNS: w.last.TxnAcks.Nanoseconds(),
+			Attrs: ackRequestAttrs(w.acker)})
 		if w.armedAt(PointAfterAcks) {
 			w.fire(ctx, PointAfterAcks, batch)
 		}

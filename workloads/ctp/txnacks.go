@@ -38,6 +38,23 @@ type TxnAcker interface {
 	Close()
 }
 
+// AckRequestReporter is a TxnAcker whose broker settles the acks and that
+// can say how the last AddAcks carried them: the share-partitions of each
+// TxnShareAcknowledge it sent (the history keeps them, so a row can demand a
+// request that carried several share-partitions of one broker).
+type AckRequestReporter interface {
+	// AckRequests are the requests of the last successful AddAcks, each the
+	// node it went to and the input partitions it carried.
+	AckRequests() []AckRequest
+}
+
+// AckRequest is one TxnShareAcknowledge: its broker and the input partitions
+// it carried.
+type AckRequest struct {
+	Node       int32
+	Partitions []int32
+}
+
 // Txn identifies the open transaction a TxnAcker works in.
 type Txn struct {
 	// Worker is slot.incarnation; Seq the worker's transaction number.

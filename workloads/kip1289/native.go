@@ -54,7 +54,10 @@ type NativeAcker struct {
 	senders map[*kgo.Client]*Sender
 }
 
-var _ ctp.TxnAcker = (*NativeAcker)(nil)
+var (
+	_ ctp.TxnAcker           = (*NativeAcker)(nil)
+	_ ctp.AckRequestReporter = (*NativeAcker)(nil)
+)
 
 // NewNativeAcker builds the native realization.
 func NewNativeAcker(cfg NativeConfig) (*NativeAcker, error) {
@@ -114,6 +117,22 @@ func (a *NativeAcker) AddAcks(ctx context.Context, txn ctp.Txn, batch []*kgo.Rec
 		a.senders[txn.Producer] = s
 	}
 	return s.SendShareAcksToTransaction(ctx, acks, md)
+}
+
+// AckRequests are the TxnShareAcknowledge requests of the last AddAcks, each
+// with the input partitions it carried (ctp.AckRequestReporter).
+func (a *NativeAcker) AckRequests() []ctp.AckRequest {
+	var out []ctp.AckRequest
+	for _, s := range a.senders { // one: the live producer's
+		for _, r := range s.LastRequests() {
+			req := ctp.AckRequest{Node: r.Node}
+			for _, tp := range r.Partitions {
+				req.Partitions = append(req.Partitions, tp.Partition)
+			}
+			out = append(out, req)
+		}
+	}
+	return out
 }
 
 // Validate has nothing to check: conflicts are the broker's to refuse.

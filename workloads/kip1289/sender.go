@@ -106,6 +106,11 @@ func (s *Sender) SendShareAcksToTransaction(ctx context.Context, acks ShareAckno
 	return nil
 }
 
+// LastRequests are the TxnShareAcknowledge requests the last
+// SendShareAcksToTransaction sent and had answered, each with its broker and
+// share-partitions.
+func (s *Sender) LastRequests() []SentRequest { return s.t.lastSent() }
+
 // SendOpt configures the one-shot SendShareAcksToTransaction.
 type SendOpt func(*APIKeys)
 

@@ -46,6 +46,16 @@ type transport struct {
 	topicIDs map[string][16]byte
 	coords   map[coordKey]int32
 	leaders  map[TopicPartition]int32
+	// sent are the TxnShareAcknowledge requests of the last send that were
+	// answered (a retried share-partition is in each request that carried it).
+	sent []SentRequest
+}
+
+// SentRequest is one TxnShareAcknowledge that was answered: its broker and the
+// share-partitions it carried.
+type SentRequest struct {
+	Node       int32
+	Partitions []TopicPartition
 }
 
 // coordKey is one FindCoordinator question.
@@ -167,6 +177,9 @@ func (t *transport) txnShareAcknowledge(ctx context.Context, p producerTxn, acks
 	// its acks (FINDINGS 27).
 	pending := maps.Clone(acks)
 	refused := make(map[TopicPartition]error)
+	t.mu.Lock()
+	t.sent = nil
+	t.mu.Unlock()
 	err = retry(ctx, "txn share acknowledge", func() error {
 		byNode, err := route(pending)
 		if err != nil {
@@ -252,6 +265,9 @@ func (t *transport) txnShareAcknowledgeTo(ctx context.Context, node int32, p pro
 	if err != nil {
 		return nil, err
 	}
+	t.mu.Lock()
+	t.sent = append(t.sent, SentRequest{Node: node, Partitions: acks.Partitions()})
+	t.mu.Unlock()
 	results := make(map[TopicPartition]error)
 	for tp := range acks {
 		results[tp] = errors.New("partition missing from the response")
@@ -550,4 +566,11 @@ func (t *transport) metadata(ctx context.Context, topics []string) (*kmsg.Metada
 		req.Topics = append(req.Topics, rt)
 	}
 	return req.RequestWith(ctx, t.cl)
+}
+
+// lastSent are the answered TxnShareAcknowledge requests of the last send.
+func (t *transport) lastSent() []SentRequest {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.sent)
 }
