@@ -10,7 +10,13 @@ import (
 	"github.com/sharechaos/sharechaos/workloads/kip1289/wire"
 )
 
-const envPendingLock = "SHARECHAOS_KIP1289_PENDING_LOCK"
+const (
+	envPendingLock = "SHARECHAOS_KIP1289_PENDING_LOCK"
+	// envBroken names a deliberate defect, as --kip1289-broken does: the
+	// tests that prove a run catches a broken broker start it through the
+	// embedded cluster, which passes its environment on.
+	envBroken = "SHARECHAOS_KIP1289_BROKEN"
+)
 
 // Our flags, taken out of the command line before BrokerMain parses the rest
 // (it refuses flags it does not know).
@@ -23,8 +29,8 @@ const (
 
 // parseKIPFlags splits args into ours and BrokerMain's. Each of ours may be
 // spelled -name or --name, with its value as the next argument or after "=".
-// The flag wins over the environment's pending-lock policy.
-func parseKIPFlags(args []string, envLock string) ([]string, kfake.KIP1289Config, error) {
+// The flags win over the environment's pending-lock policy and defect.
+func parseKIPFlags(args []string, envLock, envBrokenValue string) ([]string, kfake.KIP1289Config, error) {
 	cfg := kfake.KIP1289Config{
 		AddShareAcksToTxnKey:   wire.DefaultAddShareAcksToTxnKey,
 		TxnShareAcknowledgeKey: wire.DefaultTxnShareAcknowledgeKey,
@@ -36,6 +42,13 @@ func parseKIPFlags(args []string, envLock string) ([]string, kfake.KIP1289Config
 			return nil, cfg, fmt.Errorf("%s: %w", envPendingLock, err)
 		}
 		cfg.PendingLock = p
+	}
+	if envBrokenValue != "" {
+		b, err := kfake.ParseKIP1289Broken(envBrokenValue)
+		if err != nil {
+			return nil, cfg, fmt.Errorf("%s: %w", envBroken, err)
+		}
+		cfg.Broken = b
 	}
 	var rest []string
 	for i := 0; i < len(args); i++ {

@@ -10,7 +10,8 @@
 //	--kip1289-txn-share-ack-key N        (default 12891)
 //	--kip1289-broken stage-first-partition-only
 //	                                     (a deliberate defect, for the tests that
-//	                                     prove the conformance suite catches it)
+//	                                     prove the conformance suite catches it;
+//	                                     env SHARECHAOS_KIP1289_BROKEN)
 package main
 
 import (
@@ -23,7 +24,7 @@ import (
 )
 
 func main() {
-	rest, cfg, err := parseKIPFlags(os.Args[1:], os.Getenv(envPendingLock))
+	rest, cfg, err := parseKIPFlags(os.Args[1:], os.Getenv(envPendingLock), os.Getenv(envBroken))
 	if err == nil {
 		err = kfake.ConfigureKIP1289(cfg)
 	}

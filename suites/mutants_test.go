@@ -39,6 +39,10 @@ type mutantCase struct {
 	// client is the worker the mutant lives in ("": the Go worker's loop;
 	// the Java worker has its own, clients/java/worker's Mutant).
 	client string
+	// broken, instead of a loop mutant, is a deliberate defect of the
+	// reference broker (SHARECHAOS_KIP1289_BROKEN): the loop is correct and
+	// the broker is not.
+	broken string
 }
 
 // The anomalies that show a loss or a duplicate, whatever cause names them.
@@ -86,7 +90,17 @@ var mutantCases = []mutantCase{
 	// behind the cut link until the cell's drain gives up.
 	{mutant: ctp.MutantCommitUnchecked, scenario: "partial-produce-failure", mode: ctp.Explicit,
 		want: append(slices.Clone(wantLost), verdict.AnomalyAckWithoutOutput)},
+	// A correct loop on a broker that stages only the first share-partition
+	// of a TxnShareAcknowledge: the others' records come back when their
+	// locks end. The row whose shape puts several share-partitions of one
+	// broker into one request catches it.
+	{broken: "stage-first-partition-only", scenario: "acks-of-one-broker-in-one-request", mode: ctp.Transactional, want: wantDup,
+		txnAcks: ctp.RealizationNative},
 }
+
+// brokenEnv is the reference broker's environment variable naming its
+// deliberate defect (refbroker/flags.go).
+const brokenEnv = "SHARECHAOS_KIP1289_BROKEN"
 
 // harnessRetries is how often a mutant whose cell was HARNESS-ERROR runs
 // again.
@@ -129,10 +143,11 @@ func TestMutants(t *testing.T) {
 	}
 	var rows []row
 	for _, c := range mutantCases {
-		if only != "" && !strings.Contains(","+only+",", ","+string(c.mutant)+",") {
+		if only != "" && !strings.Contains(","+only+",", ","+c.name()+",") && !strings.Contains(","+only+",", ","+string(c.mutant)+",") {
 			continue
 		}
 		t.Setenv(ctp.MutantEnv, string(c.mutant))
+		t.Setenv(brokenEnv, c.broken)
 		began := time.Now()
 		var (
 			res   result.Result
@@ -147,7 +162,7 @@ func TestMutants(t *testing.T) {
 		for tries = 1; ; tries++ {
 			res, err = Run(context.Background(), Options{
 				Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{c.mode}, TxnAcks: c.txnAcks, Consumer: c.consumer, Seed: 1289,
-					Out: filepath.Join(base, fmt.Sprintf("%s-%d", strings.ReplaceAll(c.name(), "~", "-"), tries)), Clients: clientsOf(c.client)},
+					Out: filepath.Join(base, fmt.Sprintf("%s-%d", strings.NewReplacer("~", "-", ":", "-").Replace(c.name()), tries)), Clients: clientsOf(c.client)},
 				Scenarios: []string{c.scenario}, Records: 600,
 			})
 			if err != nil || len(res.Runs) != 1 || res.Runs[0].Verdict != verdict.HarnessError || tries > harnessRetries {
@@ -190,6 +205,9 @@ func TestMutants(t *testing.T) {
 // name is the mutant, with the realization where the case pins one and
 // the client where it is not the Go worker (as a cell's name spells them).
 func (c mutantCase) name() string {
+	if c.broken != "" {
+		return "broker:" + c.broken
+	}
 	return string(c.mutant) + result.NameParts{Realization: c.txnAcks, Client: c.client}.Dimensions()
 }
 
