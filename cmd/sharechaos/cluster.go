@@ -54,7 +54,10 @@ type clusterUpFlags struct {
 	image   string
 	version string
 	jit     string
-	verbose bool
+	// pendingLock is kip1289.pending.lock for an image with KIP-1289 built
+	// in ("" : the image's default, expire); a stock image ignores it.
+	pendingLock string
+	verbose     bool
 }
 
 func newClusterUpCmd() *cobra.Command {
@@ -82,6 +85,7 @@ command that builds it; nothing is left behind when the start fails.`,
 	fs.StringVar(&f.image, "kafka-image", "", "the Kafka image (default $SHARECHAOS_KAFKA_IMAGE, else ours)")
 	fs.StringVar(&f.version, "kafka-version", "", "an Apache Kafka release to run on our image of it (make images KAFKA_VERSIONS=...); not with --kafka-image")
 	fs.StringVar(&f.jit, "broker-jit", docker.JITC1, "the brokers' JIT: c1 (fastest on few cores) or full (HotSpot's C2 too)")
+	fs.StringVar(&f.pendingLock, "kip1289-pending-lock", "", "expire | hold: kip1289.pending.lock of an image with KIP-1289 built in (default: the image's, expire)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log every step")
 	annotateGroups(fs)
 	return cmd
@@ -145,6 +149,9 @@ func clusterUp(ctx context.Context, f clusterUpFlags, stdout, stderr io.Writer) 
 	if !slices.Contains(docker.JITs, f.jit) {
 		return usage(fmt.Errorf("--broker-jit %q: want one of %v", f.jit, docker.JITs))
 	}
+	if f.pendingLock != "" && f.pendingLock != "expire" && f.pendingLock != "hold" {
+		return usage(fmt.Errorf("--kip1289-pending-lock %q: want expire or hold", f.pendingLock))
+	}
 	image := f.image
 	if f.version != "" {
 		if err := clusterVersion(f.version, f.image); err != nil {
@@ -170,7 +177,12 @@ func clusterUp(ctx context.Context, f clusterUpFlags, stdout, stderr io.Writer) 
 	if f.verbose {
 		log = slog.New(slog.NewTextHandler(stderr, nil))
 	}
-	st, err := docker.Up(ctx, docker.Options{Brokers: f.brokers, KafkaImage: image, BrokerJIT: f.jit, RunID: "standalone-" + fmt.Sprint(time.Now().Unix()), Logger: log}, f.out, self)
+	var configs map[string]string
+	if f.pendingLock != "" {
+		configs = map[string]string{"kip1289.pending.lock": f.pendingLock}
+	}
+	st, err := docker.Up(ctx, docker.Options{Brokers: f.brokers, KafkaImage: image, BrokerJIT: f.jit, BrokerConfigs: configs,
+		RunID: "standalone-" + fmt.Sprint(time.Now().Unix()), Logger: log}, f.out, self)
 	if err != nil {
 		fmt.Fprintln(stderr, "sharechaos cluster up:", err)
 		return verdict.ExitHarnessError

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sharechaos/sharechaos/internal/cluster"
+	"github.com/sharechaos/sharechaos/workloads/kip1289"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -56,10 +57,14 @@ type Broker struct {
 	LockPerGroup bool
 	// ClientOpts are added to every client the cases build.
 	ClientOpts []kgo.Opt
-	// Restart stops the broker gracefully and starts it again on the same
-	// data, returning once it answers: the failover one broker can have (its
-	// share-partitions load again from the share coordinator).
-	Restart func(ctx context.Context) error
+	// Keys are the API keys the broker serves KIP-1289 at (zero: the
+	// placeholders, kip1289.DefaultAPIKeys).
+	Keys kip1289.APIKeys
+	// Restart stops the broker that leads topic/partition gracefully and
+	// starts it again on the same data, returning once it answers: the
+	// failover one broker can have (its share-partitions load again from the
+	// share coordinator).
+	Restart func(ctx context.Context, topic string, partition int32) error
 	// KillLeader SIGKILLs the leader of topic/partition and returns once
 	// another broker leads it, with what starts the killed one again (nil:
 	// the broker cannot, as the reference broker, one process, cannot).
@@ -71,6 +76,23 @@ type Broker struct {
 	// (a preferred-replica election, the old leader alive as a follower) and
 	// returns once the metadata names the new one (nil: one broker).
 	MoveLeader func(ctx context.Context, topic string, partition int32) error
+	// Lacks says why a failover is missing (nil above), for the N/A.
+	Lacks map[Need]string
+}
+
+// Missing is why b cannot give case c a failover it needs, or "".
+func (b Broker) Missing(c Case) string {
+	for _, n := range c.Needs {
+		have := (n == NeedRestart && b.Restart != nil) || (n == NeedKill && b.KillLeader != nil) || (n == NeedMove && b.MoveLeader != nil)
+		if have {
+			continue
+		}
+		if why := b.Lacks[n]; why != "" {
+			return "needs a " + string(n) + ": " + why
+		}
+		return "needs a " + string(n) + ", which " + string(b.Kind) + " cannot have"
+	}
+	return ""
 }
 
 // Role is a partition's leadership or a coordinator's key (cluster.Roles'

@@ -25,12 +25,23 @@ type Case struct {
 	// Differs names the docs/FINDINGS.md entry of a step on which the two
 	// brokers answer differently (asserted per broker with wantByKind).
 	Differs string
-	// Only, when set, is the one kind of broker the case can run on (a
-	// failover the other cannot have); the others skip it, saying why.
-	Only Kind
+	// Needs are the failovers the case asks of its broker (a restart, a
+	// leader kill, a leader move): a broker without one (the reference
+	// broker, one process, cannot lose a leader; an external cluster without
+	// the hook) makes the case N/A, saying why.
+	Needs []Need
 	// Run performs the case and returns why it failed, or nil.
 	Run func(ctx context.Context, e *Env) error
 }
+
+// Need is a failover a case asks of its broker.
+type Need string
+
+const (
+	NeedRestart Need = "restart"
+	NeedKill    Need = "leader kill"
+	NeedMove    Need = "leader move"
+)
 
 // Findings that name the differences the cases assert.
 const (
@@ -70,19 +81,19 @@ var Cases = []Case{
 	{Name: "pending-lock-hold", Settings: Settings{Policy: PolicyHold, Lock: ShortLock}, Run: pendingLockHold},
 	{Name: "pending-lock-expire", Settings: Settings{Policy: PolicyExpire, Lock: ShortLock}, Run: pendingLockExpire},
 	// Restarts last: the broker they share comes back on new connections.
-	{Name: "pending-lock-hold-across-restart", Settings: Settings{Policy: PolicyHold, Lock: ShortLock}, Run: pendingLockHoldAcrossRestart},
-	{Name: "pending-lock-expire-across-restart", Settings: Settings{Policy: PolicyExpire, Lock: ShortLock}, Differs: findingLockAcross, Run: pendingLockExpireAcrossRestart},
-	{Name: "pending-survives-restart-then-commit", Settings: long, Run: restartThenCommit},
+	{Name: "pending-lock-hold-across-restart", Needs: []Need{NeedRestart}, Settings: Settings{Policy: PolicyHold, Lock: ShortLock}, Run: pendingLockHoldAcrossRestart},
+	{Name: "pending-lock-expire-across-restart", Needs: []Need{NeedRestart}, Settings: Settings{Policy: PolicyExpire, Lock: ShortLock}, Differs: findingLockAcross, Run: pendingLockExpireAcrossRestart},
+	{Name: "pending-survives-restart-then-commit", Needs: []Need{NeedRestart}, Settings: long, Run: restartThenCommit},
 	{Name: "pending-survives-leader-kill-resend-commit", Settings: Settings{Policy: PolicyHold, Lock: LongLock, Brokers: 3},
-		Only: Kafka, Run: leaderKillResendCommit},
+		Needs: []Need{NeedKill}, Run: leaderKillResendCommit},
 	{Name: "pending-survives-leader-and-share-state-kill-commit", Settings: Settings{Policy: PolicyHold, Lock: LongLock, Brokers: 3},
-		Only: Kafka, Run: leaderAndShareStateKillThenCommit},
+		Needs: []Need{NeedKill}, Run: leaderAndShareStateKillThenCommit},
 	{Name: "ack-of-a-lost-acquisition-takes-the-new-one", Settings: Settings{Policy: PolicyHold, Lock: LongLock, Brokers: 3},
-		Only: Kafka, Run: ackOfLostAcquisitionTakesTheNewOne},
+		Needs: []Need{NeedKill}, Run: ackOfLostAcquisitionTakesTheNewOne},
 	{Name: "refusal-survives-a-siblings-retry", Settings: Settings{Policy: PolicyHold, Lock: LongLock, Brokers: 3},
-		Only: Kafka, Run: refusalSurvivesASiblingsRetry},
-	{Name: "pending-survives-restart-commit-before-load", Settings: long, Run: restartCommitBeforeLoad},
-	{Name: "pending-survives-restart-then-abort", Settings: long, Run: restartThenAbort},
+		Needs: []Need{NeedMove}, Run: refusalSurvivesASiblingsRetry},
+	{Name: "pending-survives-restart-commit-before-load", Needs: []Need{NeedRestart}, Settings: long, Run: restartCommitBeforeLoad},
+	{Name: "pending-survives-restart-then-abort", Needs: []Need{NeedRestart}, Settings: long, Run: restartThenAbort},
 }
 
 // acquireTimeout bounds a member's wait for records it should get at once.
@@ -562,7 +573,7 @@ func stageAndRestart(ctx context.Context, e *Env) (a *Member, t *Txn, offsets []
 	if err = want("stage", t.EnlistAndAck(ctx, kip1289.AckAccept, a.Tags(), offsets...), nil); err != nil {
 		return
 	}
-	if err = e.Broker.Restart(ctx); err != nil {
+	if err = e.Broker.Restart(ctx, e.input, 0); err != nil {
 		err = fmt.Errorf("restart: %w", err)
 	}
 	return
@@ -877,7 +888,7 @@ func workloadSenderRoutes(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	sender, err := kip1289.NewSender(t.cl, kip1289.DefaultAPIKeys())
+	sender, err := kip1289.NewSender(t.cl, e.rpc.keys)
 	if err != nil {
 		return err
 	}
@@ -914,7 +925,7 @@ func refusalSurvivesASiblingsRetry(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
-	sender, err := kip1289.NewSender(t.cl, kip1289.DefaultAPIKeys())
+	sender, err := kip1289.NewSender(t.cl, e.rpc.keys)
 	if err != nil {
 		return err
 	}

@@ -6,16 +6,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/internal/cluster/docker"
 	"github.com/sharechaos/sharechaos/internal/cluster/embedded"
-	"github.com/sharechaos/sharechaos/internal/cluster/kafkarole"
 	"github.com/sharechaos/sharechaos/suites/harness"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 	"github.com/sharechaos/sharechaos/workloads/kip1289/conformance"
@@ -29,7 +25,10 @@ type target struct {
 	// failure) and returns it with what stops it.
 	start func(t *testing.T, s conformance.Settings) (conformance.Broker, func())
 	// key is what must match for a started broker to serve s.
-	key    func(s conformance.Settings) string
+	key func(s conformance.Settings) string
+	// failovers: its brokers can restart, lose a leader or move one (the
+	// reference broker, one process, only restarts).
+	failovers bool
 	broker map[string]conformance.Broker
 }
 
@@ -67,14 +66,17 @@ func TestConformance(t *testing.T) {
 			owner := t
 			for _, c := range conformance.Cases {
 				t.Run(c.Name, func(t *testing.T) {
-					if c.Only != "" && c.Only != tg.kind {
-						t.Skipf("runs on %s only: a failover %s cannot have", c.Only, tg.kind)
+					if len(c.Needs) > 0 && !tg.failovers {
+						t.Skipf("N/A: %s", conformance.Broker{Kind: tg.kind}.Missing(c))
 					}
 					s := c.Settings
 					if s.Policy == "" {
 						s.Policy = conformance.PolicyExpire
 					}
 					b := tg.brokerFor(t, owner, s)
+					if why := b.Missing(c); why != "" {
+						t.Skipf("N/A: %s", why)
+					}
 					ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 					defer cancel()
 					began := time.Now()
@@ -118,8 +120,9 @@ func refTarget(t *testing.T, broken string) *target {
 			if err != nil {
 				t.Fatalf("start the reference broker: %v", err)
 			}
-			return conformance.Broker{Kind: conformance.Reference, Settings: s, Bootstrap: cl.Bootstrap(),
-					Restart: cl.RestartGraceful},
+			restart := func(ctx context.Context, _ string, _ int32) error { return cl.RestartGraceful(ctx) }
+			return conformance.Broker{Kind: conformance.Reference, Settings: s, Bootstrap: cl.Bootstrap(), Restart: restart,
+					Lacks: map[conformance.Need]string{conformance.NeedKill: "the reference broker is one process", conformance.NeedMove: "the reference broker is one process"}},
 				func() { _ = cl.Close(context.Background()) }
 		},
 		broker: map[string]conformance.Broker{},
@@ -178,17 +181,18 @@ func TestConformanceCatchesABrokenBroker(t *testing.T) {
 // pending-lock policy (a broker config); the record lock is the group's.
 func kafkaTarget(t *testing.T) *target {
 	return &target{
-		kind: conformance.Kafka,
-		key:  func(s conformance.Settings) string { return fmt.Sprint(s.Policy, max(s.Brokers, 1)) },
+		kind:      conformance.Kafka,
+		failovers: true,
+		key:       func(s conformance.Settings) string { return fmt.Sprint(s.Policy, max(s.Brokers, 1)) },
 		start: func(t *testing.T, s conformance.Settings) (conformance.Broker, func()) {
 			image := kip1289Image()
 			brokers := max(s.Brokers, 1)
 			c, stop := startKafka(t, image, fmt.Sprintf("test-conformance-%s-%d-%d", s.Policy, brokers, os.Getpid()), brokers,
 				map[string]string{"kip1289.pending.lock": s.Policy}, true)
 			t.Logf("patched Kafka %s (pending lock %s, %d brokers) started in %v", image, s.Policy, brokers, c.StartTime().Round(time.Millisecond))
-			restart := func(ctx context.Context) error { return c.Restart(ctx, c.Nodes()[0]) }
+			f := conformance.FailoversOf(c)
 			return conformance.Broker{Kind: conformance.Kafka, Settings: s, Bootstrap: c.Bootstrap(), LockPerGroup: true,
-				Restart: restart, KillLeader: killLeader(c), MoveLeader: moveLeader(c)}, stop
+				Restart: f.Restart, KillLeader: f.KillLeader, MoveLeader: f.MoveLeader, Lacks: f.Lacks}, stop
 		},
 		broker: map[string]conformance.Broker{},
 	}
@@ -225,106 +229,6 @@ func startKafka(t *testing.T, image, runID string, brokers int, configs map[stri
 			fmt.Fprintf(os.Stderr, "close cluster %s: %v\n", runID, err)
 		}
 	}
-}
-
-// killLeader SIGKILLs the leader of a partition of c and returns once
-// another broker leads it (the controller fences the dead one after its
-// session timeout), with what restarts the killed broker. A leader that
-// holds one of spare's roles hands the partition to a broker that holds none
-// first (three brokers, two roles: there always is one); then each
-// coordinator role of with is moved onto it (its internal topic's partition
-// led there), and the kill waits until the cluster says it holds them.
-func killLeader(c *docker.Cluster) func(ctx context.Context, topic string, partition int32, spare, with []conformance.Role) (func(context.Context) error, error) {
-	return func(ctx context.Context, topic string, partition int32, spare, with []conformance.Role) (func(context.Context) error, error) {
-		key := fmt.Sprintf("%s/%d", topic, partition)
-		spared := map[cluster.NodeID]bool{}
-		for _, r := range spare {
-			n, err := c.Coordinator(ctx, r.Kind, r.Key)
-			if err != nil {
-				return nil, err
-			}
-			spared[n] = true
-		}
-		old, err := c.Coordinator(ctx, cluster.CoordLeader, key)
-		if err != nil {
-			return nil, err
-		}
-		if spared[old] {
-			for _, n := range c.Nodes() {
-				if !spared[n] {
-					if err := c.MoveLeader(ctx, topic, partition, n); err != nil {
-						return nil, fmt.Errorf("move %s off broker %d: %w", key, old, err)
-					}
-					old = n
-					break
-				}
-			}
-		}
-		for _, r := range with {
-			if err := moveRoleOnto(ctx, c, r, old); err != nil {
-				return nil, err
-			}
-		}
-		for _, r := range spare {
-			if n, err := c.Coordinator(ctx, r.Kind, r.Key); err != nil || n == old {
-				return nil, fmt.Errorf("%s %s is on the broker to kill (%d) after the moves: %v", r.Kind, r.Key, old, err)
-			}
-		}
-		if err := c.Kill(ctx, old); err != nil {
-			return nil, err
-		}
-		restart := func(ctx context.Context) error { return c.Restart(ctx, old) }
-		err = conformance.Eventually(ctx, time.Minute, func() error {
-			now, err := c.Coordinator(ctx, cluster.CoordLeader, key)
-			if err == nil && now == old {
-				err = fmt.Errorf("%s still led by the killed broker %d", key, old)
-			}
-			return err
-		})
-		return restart, err
-	}
-}
-
-// moveLeader hands a partition's leadership to the next broker after its
-// leader.
-func moveLeader(c *docker.Cluster) func(ctx context.Context, topic string, partition int32) error {
-	return func(ctx context.Context, topic string, partition int32) error {
-		old, err := c.Coordinator(ctx, cluster.CoordLeader, fmt.Sprintf("%s/%d", topic, partition))
-		if err != nil {
-			return err
-		}
-		nodes := c.Nodes()
-		if len(nodes) < 2 {
-			return fmt.Errorf("move the leader of %s/%d: one broker", topic, partition)
-		}
-		next := nodes[(slices.Index(nodes, old)+1)%len(nodes)]
-		return c.MoveLeader(ctx, topic, partition, next)
-	}
-}
-
-// moveRoleOnto makes node hold a coordinator role: the leader of the
-// partition of its internal topic that holds the key (as many partitions as
-// BrokerDefaults give), and waits until FindCoordinator says so.
-func moveRoleOnto(ctx context.Context, c *docker.Cluster, r conformance.Role, node cluster.NodeID) error {
-	topic, setting, ok := kafkarole.CoordinatorTopic(r.Kind)
-	if !ok {
-		return fmt.Errorf("cannot move a %s role onto a broker", r.Kind)
-	}
-	n, err := strconv.Atoi(docker.BrokerDefaults(len(c.Nodes()))[setting])
-	if err != nil {
-		return fmt.Errorf("partitions of %s: %w", topic, err)
-	}
-	p := kafkarole.CoordinatorPartition(r.Key, n)
-	if err := c.MoveLeader(ctx, topic, p, node); err != nil {
-		return fmt.Errorf("move %s/%d (%s %s) onto broker %d: %w", topic, p, r.Kind, r.Key, node, err)
-	}
-	return conformance.Eventually(ctx, 30*time.Second, func() error {
-		now, err := c.Coordinator(ctx, r.Kind, r.Key)
-		if err == nil && now != node {
-			err = fmt.Errorf("%s %s on broker %d, not %d", r.Kind, r.Key, now, node)
-		}
-		return err
-	})
 }
 
 // kip1289Image is the image the Kafka half runs: $SHARECHAOS_KIP1289_IMAGE

@@ -38,6 +38,7 @@ type Env struct {
 	partitioned *kgo.Client
 	ids         map[string][16]byte
 	rpc         *rpc
+	log         *exchanges
 	closers     []func()
 }
 
@@ -57,8 +58,11 @@ func NewEnv(ctx context.Context, b Broker, caseName string) (*Env, error) {
 	n := envSeq.Add(1)
 	prefix := fmt.Sprintf("conf-%d-%d", time.Now().UnixNano()%1_000_000, n)
 	e := &Env{Broker: b, name: caseName, input: prefix + "-in", output: prefix + "-out", group: prefix + "-group",
-		ids: map[string][16]byte{}}
-	keys := kip1289.DefaultAPIKeys()
+		ids: map[string][16]byte{}, log: &exchanges{}}
+	keys := b.Keys
+	if keys == (kip1289.APIKeys{}) {
+		keys = kip1289.DefaultAPIKeys()
+	}
 	admin, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(b.Bootstrap...), keys.ClientOpt()}, b.ClientOpts...)...)
 	if err != nil {
 		return nil, err
@@ -81,7 +85,7 @@ func NewEnv(ctx context.Context, b Broker, caseName string) (*Env, error) {
 		return nil, fmt.Errorf("set up case %s: %w", caseName, err)
 	}
 	e.inputID = [16]byte(md.Topics[e.input].ID)
-	if e.rpc, err = newRPC(ctx, admin, keys); err != nil {
+	if e.rpc, err = newRPC(ctx, admin, keys, e.log); err != nil {
 		e.Close()
 		return nil, err
 	}
@@ -247,7 +251,7 @@ func (e *Env) Producer(ctx context.Context, name string, timeout time.Duration) 
 
 func (e *Env) producerWithID(ctx context.Context, txnID string, timeout time.Duration) (*Txn, error) {
 	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(e.Broker.Bootstrap...), kgo.TransactionalID(txnID),
-		kgo.TransactionTimeout(timeout), kgo.DefaultProduceTopic(e.output), kip1289.DefaultAPIKeys().ClientOpt()},
+		kgo.TransactionTimeout(timeout), kgo.DefaultProduceTopic(e.output), e.rpc.keys.ClientOpt()},
 		e.Broker.ClientOpts...)...)
 	if err != nil {
 		return nil, err

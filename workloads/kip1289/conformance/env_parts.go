@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 	"github.com/sharechaos/sharechaos/workloads/kip1289"
@@ -51,14 +53,37 @@ func batch(first, last int64, t kip1289.AckType) wire.AcknowledgementBatch {
 // Inputs creates topics more input topics of partitions partitions each,
 // replicated like the case's input, and returns their share-partitions in
 // order (topic by topic).
+//
+// Every partition is led by one broker (the lowest node id, its replicas
+// the next ones), so that one TxnShareAcknowledge can carry them all where
+// it goes to the leader; where it goes to the share coordinator (v0) the
+// coordinators are hashed, and a multi-broker cluster may spread them
+// (AckParts then fails with ErrNotOneBroker).
 func (e *Env) Inputs(ctx context.Context, topics, partitions int) ([]SharePart, error) {
 	adm := kadm.NewClient(e.admin)
+	brokers, err := adm.ListBrokers(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("inputs of case %s: list brokers: %w", e.name, err)
+	}
+	nodes := brokers.NodeIDs()
+	slices.Sort(nodes)
+	rf := min(int(e.Broker.replication()), len(nodes))
 	var parts []SharePart
 	for k := range topics {
 		name := fmt.Sprintf("%s-s%d", e.input, k)
-		resp, err := adm.CreateTopic(ctx, int32(partitions), e.Broker.replication(), nil, name)
-		if err == nil {
-			err = resp.Err
+		req := kmsg.NewPtrCreateTopicsRequest()
+		req.TimeoutMillis = 30_000
+		rt := kmsg.NewCreateTopicsRequestTopic()
+		rt.Topic, rt.NumPartitions, rt.ReplicationFactor = name, -1, -1
+		for p := range partitions {
+			ra := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
+			ra.Partition, ra.Replicas = int32(p), nodes[:rf]
+			rt.ReplicaAssignment = append(rt.ReplicaAssignment, ra)
+		}
+		req.Topics = append(req.Topics, rt)
+		resp, err := req.RequestWith(ctx, e.admin)
+		if err == nil && len(resp.Topics) == 1 {
+			err = kerr.ErrorForCode(resp.Topics[0].ErrorCode)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("create input %s: %w", name, err)
@@ -68,7 +93,7 @@ func (e *Env) Inputs(ctx context.Context, topics, partitions int) ([]SharePart, 
 		}
 	}
 	names := uniqueTopics(parts)
-	err := Eventually(ctx, 10*time.Second, func() error {
+	err = Eventually(ctx, 10*time.Second, func() error {
 		md, err := adm.Metadata(ctx, names...)
 		if err != nil {
 			return err

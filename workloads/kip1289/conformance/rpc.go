@@ -24,9 +24,10 @@ type rpc struct {
 	cl      *kgo.Client
 	keys    kip1289.APIKeys
 	version int16 // TxnShareAcknowledge's, as negotiated
+	log     *exchanges
 }
 
-func newRPC(ctx context.Context, cl *kgo.Client, keys kip1289.APIKeys) (*rpc, error) {
+func newRPC(ctx context.Context, cl *kgo.Client, keys kip1289.APIKeys, log *exchanges) (*rpc, error) {
 	s, err := kip1289.Negotiate(ctx, cl, keys)
 	if err != nil {
 		return nil, err
@@ -34,7 +35,7 @@ func newRPC(ctx context.Context, cl *kgo.Client, keys kip1289.APIKeys) (*rpc, er
 	if !s.Native {
 		return nil, fmt.Errorf("broker does not speak KIP-1289: missing %v", s.Missing)
 	}
-	return &rpc{cl: cl, keys: keys, version: s.TxnShareAcknowledgeVersion}, nil
+	return &rpc{cl: cl, keys: keys, version: s.TxnShareAcknowledgeVersion, log: log}, nil
 }
 
 // producer is the producer identity a request carries.
@@ -61,9 +62,11 @@ func (r *rpc) addShareAcksToTxn(ctx context.Context, p producer, group, topic st
 	for {
 		resp, err := req.RequestWith(ctx, r.cl.Broker(int(node)))
 		if err != nil {
+			r.log.add(describeAdd(node, req), "no answer: "+err.Error())
 			return fmt.Errorf("AddShareAcksToTxn: %w", err)
 		}
 		err = kerr.ErrorForCode(resp.ErrorCode)
+		r.log.add(describeAdd(node, req), answerWords(err))
 		// The previous transaction of this id may still be completing.
 		if !errors.Is(err, kerr.ConcurrentTransactions) {
 			return err
@@ -91,17 +94,22 @@ func (r *rpc) txnShareAcknowledge(ctx context.Context, p producer, group string,
 		Topics: []wire.TxnShareAcknowledgeRequestTopic{{TopicID: topicID,
 			Partitions: []wire.TxnShareAcknowledgeRequestPartition{{Partition: partition, AcknowledgementBatches: batches}}}},
 		MemberID: tags.id, MemberEpoch: tags.epoch}
+	sent := describeAck(node, r.version, req, func([16]byte) string { return topic })
 	resp, err := req.RequestWith(ctx, r.cl.Broker(int(node)))
 	if err != nil {
+		r.log.add(sent, "no answer: "+err.Error())
 		return fmt.Errorf("TxnShareAcknowledge: %w", err)
 	}
 	if resp.Version != r.version {
 		return fmt.Errorf("TxnShareAcknowledge went out as v%d, negotiated v%d", resp.Version, r.version)
 	}
 	if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
+		r.log.add(sent, fmt.Sprintf("%+v", resp.Topics))
 		return fmt.Errorf("TxnShareAcknowledge: response %+v does not answer the one partition asked", resp.Topics)
 	}
-	return kerr.ErrorForCode(resp.Topics[0].Partitions[0].ErrorCode)
+	err = kerr.ErrorForCode(resp.Topics[0].Partitions[0].ErrorCode)
+	r.log.add(sent, answerWords(err))
+	return err
 }
 
 func (r *rpc) findCoordinator(ctx context.Context, typ int8, key string) (int32, error) {

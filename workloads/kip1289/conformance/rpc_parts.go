@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -35,9 +36,11 @@ func (r *rpc) addShareAcksToTxnParts(ctx context.Context, p producer, group stri
 	for {
 		resp, err := req.RequestWith(ctx, r.cl.Broker(int(node)))
 		if err != nil {
+			r.log.add(describeAdd(node, req), "no answer: "+err.Error())
 			return fmt.Errorf("AddShareAcksToTxn: %w", err)
 		}
 		err = kerr.ErrorForCode(resp.ErrorCode)
+		r.log.add(describeAdd(node, req), answerWords(err))
 		if !errors.Is(err, kerr.ConcurrentTransactions) {
 			return err
 		}
@@ -47,13 +50,18 @@ func (r *rpc) addShareAcksToTxnParts(ctx context.Context, p producer, group stri
 	}
 }
 
+// ErrNotOneBroker: a shape's share-partitions route to several brokers (v0's
+// share coordinators are hashed), so no one request can carry them; the
+// case cannot be run on this cluster, which is not the broker's fault.
+var ErrNotOneBroker = errors.New("one request cannot carry the share-partitions")
+
 // txnShareAcknowledgeParts sends one TxnShareAcknowledge with every
 // share-partition of acks (ids: the topics' ids) and returns each one's
 // answer. The share-partitions must route to one broker: a case's shape is
 // built so (one broker's partitions), and a shape that is not is the case's
 // error, not the broker's.
 func (r *rpc) txnShareAcknowledgeParts(ctx context.Context, p producer, group string, ids map[string][16]byte,
-	acks []PartAcks, tags memberTags) (map[SharePart]error, error) {
+	acks []PartAcks, tags memberTags) (answers map[SharePart]error, err error) {
 	node := int32(-1)
 	for _, pa := range acks {
 		id, ok := ids[pa.Part.Topic]
@@ -71,7 +79,7 @@ func (r *rpc) txnShareAcknowledgeParts(ctx context.Context, p producer, group st
 			return nil, err
 		}
 		if node >= 0 && n != node {
-			return nil, fmt.Errorf("the case's share-partitions route to brokers %d and %d: one request cannot carry them", node, n)
+			return nil, fmt.Errorf("%w: the case's share-partitions route to brokers %d and %d", ErrNotOneBroker, node, n)
 		}
 		node = n
 	}
@@ -89,14 +97,17 @@ func (r *rpc) txnShareAcknowledgeParts(ctx context.Context, p producer, group st
 		req.Topics = append(req.Topics, t)
 		topicOf[ids[topic]] = topic
 	}
+	sent := describeAck(node, r.version, req, func(id [16]byte) string { return topicOf[id] })
 	resp, err := req.RequestWith(ctx, r.cl.Broker(int(node)))
 	if err != nil {
+		r.log.add(sent, "no answer: "+err.Error())
 		return nil, fmt.Errorf("TxnShareAcknowledge: %w", err)
 	}
+	defer func() { r.log.add(sent, answersWords(answers, acks)) }()
 	if resp.Version != r.version {
 		return nil, fmt.Errorf("TxnShareAcknowledge went out as v%d, negotiated v%d", resp.Version, r.version)
 	}
-	answers := map[SharePart]error{}
+	answers = map[SharePart]error{}
 	for _, rt := range resp.Topics {
 		topic, asked := topicOf[rt.TopicID]
 		if !asked {
@@ -127,4 +138,17 @@ func partsOf(acks []PartAcks) []SharePart {
 		out[i] = pa.Part
 	}
 	return out
+}
+
+// answersWords are each share-partition's answer, in the request's order.
+func answersWords(answers map[SharePart]error, acks []PartAcks) string {
+	var out []string
+	for _, pa := range acks {
+		if err, ok := answers[pa.Part]; ok {
+			out = append(out, pa.Part.String()+" "+answerWords(err))
+		} else {
+			out = append(out, pa.Part.String()+" not answered")
+		}
+	}
+	return strings.Join(out, ", ")
 }
