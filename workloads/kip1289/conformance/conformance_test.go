@@ -29,7 +29,7 @@ type target struct {
 	// failovers: its brokers can restart, lose a leader or move one (the
 	// reference broker, one process, only restarts).
 	failovers bool
-	broker map[string]conformance.Broker
+	broker    map[string]conformance.Broker
 }
 
 // brokerFor returns the broker for s, started on first use; it lives until
