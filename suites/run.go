@@ -119,8 +119,9 @@ type runState struct {
 	// conditions are what the cells ran under that their rows' evidence
 	// depends on (the reference broker's pending-lock policy, the lock).
 	conditions scenarios.Conditions
-	// deletions are the cells' background topic and group deletions.
-	deletions *sync.WaitGroup
+	// deletions and groupDeletions are the cells' background topic and
+	// share group deletions (cell.Env).
+	deletions, groupDeletions *sync.WaitGroup
 	// planned are the cells of the releases started so far (plan.json).
 	planned []cell.Plan
 	mu      sync.Mutex // guards res
@@ -142,7 +143,7 @@ func open(o Options) (*runState, error) {
 		return nil, err
 	}
 	r := &runState{o: o, thresholds: thresholds, started: started, runID: harness.RunID(o.Seed, started), created: created,
-		conditions: scenarios.Conditions{Lock: o.Lock}, deletions: new(sync.WaitGroup),
+		conditions: scenarios.Conditions{Lock: o.Lock}, deletions: new(sync.WaitGroup), groupDeletions: new(sync.WaitGroup),
 		res: result.Result{Dir: o.Out, Seed: o.Seed, Started: started.UTC(), Command: o.Command, Config: o.config(), Runs: []result.Cell{}}}
 	o.Log.Info("run", "seed", o.Seed, "out", o.Out, "run_id", r.runID)
 	return r, nil
@@ -265,6 +266,7 @@ func (r *runState) harnessError(backend, version string, err error) {
 // closeCluster waits for the cells' deletions, then stops the cluster.
 func (r *runState) closeCluster(ctx context.Context, c cluster.Cluster) {
 	r.deletions.Wait()
+	r.groupDeletions.Wait()
 	_ = c.Close(context.WithoutCancel(ctx))
 }
 
@@ -274,7 +276,7 @@ func (r *runState) runCells(ctx context.Context, c cluster.Cluster, plans []cell
 	r.writeInterrupted()
 	prog := newProgress(r.o, len(plans))
 	defer prog.close()
-	env := cell.Env{Cluster: c, RunID: r.runID, RunDir: r.o.Out, Display: prog, Log: r.o.Log, Deletions: r.deletions}
+	env := cell.Env{Cluster: c, RunID: r.runID, RunDir: r.o.Out, Display: prog, Log: r.o.Log, Deletions: r.deletions, GroupDeletions: r.groupDeletions}
 	settings := r.cellSettings()
 	share := func(row []cell.Plan) *cell.Share {
 		s, _ := settings.WithLoad(row[0].Scenario)

@@ -72,8 +72,9 @@ func TestSoakEmbedded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &runState{o: o, deletions: new(sync.WaitGroup), conditions: scenarios.Conditions{Lock: o.Lock}}
-	env := cell.Env{Cluster: c, RunID: "soak", RunDir: dir, Display: newProgress(o, len(plans)), Log: o.Log, Deletions: r.deletions}
+	r := &runState{o: o, deletions: new(sync.WaitGroup), groupDeletions: new(sync.WaitGroup), conditions: scenarios.Conditions{Lock: o.Lock}}
+	env := cell.Env{Cluster: c, RunID: "soak", RunDir: dir, Display: newProgress(o, len(plans)), Log: o.Log, Deletions: r.deletions,
+		GroupDeletions: r.groupDeletions}
 	cells := make([]result.Cell, len(plans))
 	var wg sync.WaitGroup
 	for i, p := range plans {

@@ -20,10 +20,14 @@ type Env struct {
 	RunID, RunDir string
 	Display       Display
 	Log           *slog.Logger
-	// Deletions are the cells' topic and group deletions still running in
-	// the background (cleanup.go): the run waits for them before it closes
-	// the cluster, and a cluster-fault row before its load (schedule).
-	Deletions *sync.WaitGroup
+	// Deletions are the cells' topic deletions still running in the
+	// background (cleanup.go): the run waits for them before it closes the
+	// cluster, and a cluster-fault row before its load (schedule).
+	// GroupDeletions are their share groups' deletions, which follow: the
+	// run waits for them before it closes the cluster only (a group's
+	// deletion can take Kafka ten seconds, and a fault it meets is retried
+	// through).
+	Deletions, GroupDeletions *sync.WaitGroup
 }
 
 // Load is a cell's shape: the run's, or its row's own (WithLoad).

@@ -183,7 +183,7 @@ func newExternalTarget(ctx context.Context, o Options) (target, error) {
 }
 
 func (t *externalTarget) broker(_ context.Context, s conformance.Settings) (conformance.Broker, string, error) {
-	if s.Policy != t.o.PendingLock {
+	if s.PolicyMatters() && s.Policy != t.o.PendingLock {
 		return t.b, fmt.Sprintf("needs a broker whose pending lock is %s; this one's is %s (--kip1289-pending-lock says what the cluster was configured with)", s.Policy, t.o.PendingLock), nil
 	}
 	if n := len(t.c.Nodes()); n < max(s.Brokers, 1) {
@@ -194,6 +194,7 @@ func (t *externalTarget) broker(_ context.Context, s conformance.Settings) (conf
 	}
 	b := t.b
 	b.Settings = s
+	b.Settings.Policy = t.o.PendingLock
 	return b, "", nil
 }
 

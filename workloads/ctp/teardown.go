@@ -19,6 +19,11 @@ import (
 // broker-wide setting, 7 days by default); the suite's ids are named after
 // the run (Topology.TransactionalID), so they never collide with a user's.
 func Teardown(ctx context.Context, cl *kgo.Client, t Topology) error {
+	return errors.Join(DeleteTopicsOf(ctx, cl, t), DeleteGroupOf(ctx, cl, t))
+}
+
+// DeleteTopicsOf deletes the topology's topics (Teardown's first half).
+func DeleteTopicsOf(ctx context.Context, cl *kgo.Client, t Topology) error {
 	adm := kadm.NewClient(cl)
 	var errs []error
 	// The dead-letter topic exists only for a row that has one: absent,
@@ -32,12 +37,17 @@ func Teardown(ctx context.Context, cl *kgo.Client, t Topology) error {
 			errs = append(errs, fmt.Errorf("delete topic %s: %w", r.Topic, r.Err))
 		}
 	}
-	gr, err := adm.DeleteGroup(ctx, t.Group)
+	return errors.Join(errs...)
+}
+
+// DeleteGroupOf deletes the topology's share group (Teardown's second half).
+func DeleteGroupOf(ctx context.Context, cl *kgo.Client, t Topology) error {
+	gr, err := kadm.NewClient(cl).DeleteGroup(ctx, t.Group)
 	if err == nil {
 		err = gr.Err
 	}
 	if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
-		errs = append(errs, fmt.Errorf("delete share group %s: %w", t.Group, err))
+		return fmt.Errorf("delete share group %s: %w", t.Group, err)
 	}
-	return errors.Join(errs...)
+	return nil
 }

@@ -46,6 +46,13 @@ type Settings struct {
 	Brokers int
 }
 
+// PolicyMatters says whether the case's outcome depends on the pending-lock
+// policy: only where a lock can run out while an ack is pending (a short
+// lock) or a failover restores pending entries (several brokers, written for
+// one policy). With the long lock on one broker no lock runs out during the
+// case, and a broker of either policy serves it.
+func (s Settings) PolicyMatters() bool { return s.Lock != LongLock || s.Brokers > 1 }
+
 // Broker is a started broker (one node) the cases run on.
 type Broker struct {
 	Kind      Kind
