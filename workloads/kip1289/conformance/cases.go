@@ -779,16 +779,22 @@ func pendingLockHoldAcrossRestart(ctx context.Context, e *Env) error {
 // Under expire the brokers differ (findingLockAcross): the reference broker
 // restores a pending record with its lock's start, so the lock has run out
 // and b gets the records (the KIP's hazard, as without a restart); Kafka's
-// new leader restores the entry with no lock, held until its marker. Either
-// way the commit finalizes them.
+// leader restores the entry with no lock, held until its marker, when its
+// share coordinator restarted with it (one broker), and b gets them as on
+// the reference broker when the coordinator lived on elsewhere (three
+// brokers: FINDINGS 26). Both are allowed: all of the records or none, never
+// some; either way the commit finalizes them.
 func pendingLockExpireAcrossRestart(ctx context.Context, e *Env) error {
 	a, t, offsets, bGot, err := stageRestartAndOutwaitLock(ctx, e)
 	if err != nil {
 		return err
 	}
-	want := map[Kind][]int64{Reference: offsets, Kafka: nil}[e.Broker.Kind]
-	if !slices.Equal(bGot, want) {
-		return fmt.Errorf("expire (%s): member b acquired %v after the restart, want %v", e.Broker.Kind, bGot, want)
+	if len(bGot) > 0 && !slices.Equal(bGot, offsets) {
+		return fmt.Errorf("expire (%s): member b acquired %v after the restart, want all of %v (the lock ran out) or none (held until the marker)",
+			e.Broker.Kind, bGot, offsets)
+	}
+	if e.Broker.Kind == Reference && len(bGot) == 0 {
+		return fmt.Errorf("expire (%s): member b acquired nothing after the restart, want %v: the reference broker restores each lock's start", e.Broker.Kind, offsets)
 	}
 	if err := t.Commit(ctx); err != nil {
 		return fmt.Errorf("commit: %w", err)
