@@ -51,65 +51,23 @@ type memberTags struct {
 	epoch *int32
 }
 
+// addShareAcksToTxn enlists one share-partition (rpc_parts.go carries
+// several).
 func (r *rpc) addShareAcksToTxn(ctx context.Context, p producer, group, topic string, partition int32) error {
-	node, err := r.findCoordinator(ctx, 1, p.txnID)
-	if err != nil {
-		return err
-	}
-	req := &wire.AddShareAcksToTxnRequest{APIKey: r.keys.AddShareAcksToTxn, TransactionalID: p.txnID,
-		ProducerID: p.id, ProducerEpoch: p.epoch, GroupID: group,
-		Topics: []wire.AddShareAcksToTxnRequestTopic{{Topic: topic, Partitions: []int32{partition}}}}
-	for {
-		resp, err := req.RequestWith(ctx, r.cl.Broker(int(node)))
-		if err != nil {
-			r.log.add(describeAdd(node, req), "no answer: "+err.Error())
-			return fmt.Errorf("AddShareAcksToTxn: %w", err)
-		}
-		err = kerr.ErrorForCode(resp.ErrorCode)
-		r.log.add(describeAdd(node, req), answerWords(err))
-		// The previous transaction of this id may still be completing.
-		if !errors.Is(err, kerr.ConcurrentTransactions) {
-			return err
-		}
-		if err := sleep(ctx, 50*time.Millisecond); err != nil {
-			return err
-		}
-	}
+	return r.addShareAcksToTxnParts(ctx, p, group, []SharePart{{Topic: topic, Partition: partition}})
 }
 
+// txnShareAcknowledge stages one share-partition's batches and returns its
+// answer.
 func (r *rpc) txnShareAcknowledge(ctx context.Context, p producer, group string, topic string, topicID [16]byte,
 	partition int32, batches []wire.AcknowledgementBatch, tags memberTags) error {
-	var node int32
-	var err error
-	if r.version == wire.TxnShareAcknowledgeToLeader {
-		node, err = r.leader(ctx, topic, partition)
-	} else {
-		node, err = r.findCoordinator(ctx, 2, kip1289.ShareCoordinatorKey(group, topicID, partition))
-	}
+	sp := SharePart{Topic: topic, Partition: partition}
+	answers, err := r.txnShareAcknowledgeParts(ctx, p, group, map[string][16]byte{topic: topicID},
+		[]PartAcks{{Part: sp, Batches: batches}}, tags)
 	if err != nil {
 		return err
 	}
-	req := &wire.TxnShareAcknowledgeRequest{APIKey: r.keys.TxnShareAcknowledge, GroupID: group,
-		TransactionalID: p.txnID, ProducerID: p.id, ProducerEpoch: p.epoch,
-		Topics: []wire.TxnShareAcknowledgeRequestTopic{{TopicID: topicID,
-			Partitions: []wire.TxnShareAcknowledgeRequestPartition{{Partition: partition, AcknowledgementBatches: batches}}}},
-		MemberID: tags.id, MemberEpoch: tags.epoch}
-	sent := describeAck(node, r.version, req, func([16]byte) string { return topic })
-	resp, err := req.RequestWith(ctx, r.cl.Broker(int(node)))
-	if err != nil {
-		r.log.add(sent, "no answer: "+err.Error())
-		return fmt.Errorf("TxnShareAcknowledge: %w", err)
-	}
-	if resp.Version != r.version {
-		return fmt.Errorf("TxnShareAcknowledge went out as v%d, negotiated v%d", resp.Version, r.version)
-	}
-	if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
-		r.log.add(sent, fmt.Sprintf("%+v", resp.Topics))
-		return fmt.Errorf("TxnShareAcknowledge: response %+v does not answer the one partition asked", resp.Topics)
-	}
-	err = kerr.ErrorForCode(resp.Topics[0].Partitions[0].ErrorCode)
-	r.log.add(sent, answerWords(err))
-	return err
+	return answers[sp]
 }
 
 func (r *rpc) findCoordinator(ctx context.Context, typ int8, key string) (int32, error) {
