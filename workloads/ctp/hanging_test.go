@@ -36,27 +36,3 @@ func TestHangingOf(t *testing.T) {
 		t.Errorf("a partition never fetched called hanging: %+v", h)
 	}
 }
-
-// TestReadable: a stalled read-back replaces its client only where the
-// brokers say every partition short of its end has its records there
-// (read_committed: stable to its end); data missing, or a stable offset
-// short of the end, is not a stuck client.
-func TestReadable(t *testing.T) {
-	want := map[int32]int64{0: 100, 1: 50}
-	stable := map[int32]bool{0: true}
-	at := func(lso, hwm int64) map[int32]kgo.FetchPartition {
-		return map[int32]kgo.FetchPartition{1: {Partition: 1, LastStableOffset: lso, HighWatermark: hwm}}
-	}
-	if !readable(want, stable, at(50, 52), true) {
-		t.Error("stable past its end, yet not readable")
-	}
-	if readable(want, stable, at(30, 52), true) {
-		t.Error("stable to 30 of 50 (a hanging transaction) called readable")
-	}
-	if !readable(want, stable, at(30, 52), false) {
-		t.Error("read_uncommitted: the high watermark is what counts")
-	}
-	if readable(want, stable, at(50, 40), false) || readable(want, stable, nil, true) {
-		t.Error("data missing, or offsets unknown, called readable")
-	}
-}

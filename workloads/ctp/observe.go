@@ -124,8 +124,9 @@ var readStall = 60 * time.Second
 // read-back can be streamed to disk (workloads/ctp/check/large) instead of
 // held. readCommitted selects the isolation level. The end is found by
 // position, not by seeing offset end-1 (which may be a control record): a
-// partition is done once a fetch reports a stable offset at or past its end
-// and the client has gone quiet. It gives up after readStall without
+// partition is done once a fetch reports a stable offset at or past its end,
+// or a probe of its tail finds nothing visible left (tail_probe.go), and the
+// client has gone quiet. It gives up after readStall without
 // progress (not after a fixed time: 10 million outputs take minutes). extra
 // are the cluster's client settings (TLS, SASL).
 func EachRecord(ctx context.Context, bootstrap []string, topic string, readCommitted bool, f func(*kgo.Record) error, extra ...kgo.Opt) error {
@@ -147,37 +148,29 @@ func EachRecord(ctx context.Context, bootstrap []string, topic string, readCommi
 	if len(want) == 0 {
 		return nil
 	}
-	// next is where the read of each partition goes on: a stalled
-	// client is replaced by one that starts there.
-	next := map[int32]kgo.Offset{}
+	starts := map[int32]kgo.Offset{}
+	pos := map[int32]int64{} // the offset after the last record read
 	for p := range want {
-		next[p] = kgo.NewOffset().AtStart()
+		starts[p] = kgo.NewOffset().AtStart()
 	}
-	open := func() (*kgo.Client, error) {
-		opts := []kgo.Opt{kgo.SeedBrokers(bootstrap...),
-			kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: maps.Clone(next)}),
-			kgo.FetchMaxWait(200 * time.Millisecond)}
-		opts = append(opts, extra...)
-		if readCommitted {
-			opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
-		}
-		cl, err := kgo.NewClient(opts...)
-		if err != nil {
-			return nil, fmt.Errorf("read topic %s: %w", topic, err)
-		}
-		return cl, nil
+	opts := []kgo.Opt{kgo.SeedBrokers(bootstrap...),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: starts}),
+		kgo.FetchMaxWait(200 * time.Millisecond)}
+	opts = append(opts, extra...)
+	if readCommitted {
+		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	}
-	cl, err := open()
+	cl, err := kgo.NewClient(opts...)
 	if err != nil {
-		return err
+		return fmt.Errorf("read topic %s: %w", topic, err)
 	}
-	defer func() { cl.Close() }()
-	restarts := 0
+	defer cl.Close()
 
 	stable := map[int32]bool{}
 	lastSeen := map[int32]kgo.FetchPartition{} // each partition's offsets as last fetched
 	fetchErr := map[int32]error{}              // each partition's last fetch error
 	quietSince := time.Now()
+	var probed time.Time
 	for {
 		pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 		fs := cl.PollFetches(pctx)
@@ -199,7 +192,7 @@ func EachRecord(ctx context.Context, bootstrap []string, topic string, readCommi
 				stable[p.Partition] = true
 			}
 			for _, r := range p.Records {
-				next[p.Partition] = kgo.NewOffset().At(r.Offset + 1)
+				pos[p.Partition] = r.Offset + 1
 				if r.Offset >= want[p.Partition]-1 {
 					stable[p.Partition] = true
 				}
@@ -218,6 +211,17 @@ func EachRecord(ctx context.Context, bootstrap []string, topic string, readCommi
 		if len(stable) == len(want) && time.Since(quietSince) > 700*time.Millisecond {
 			return nil
 		}
+		if time.Since(quietSince) > tailProbeAfter && time.Since(probed) > tailProbeAfter {
+			// A tail of aborted and control records never reaches the
+			// client's fetches (tail_probe.go): ask the broker directly.
+			probed = time.Now()
+			for p, end := range want {
+				if !stable[p] && invisibleTail(ctx, cl, topic, p, pos[p], end, readCommitted) {
+					stable[p] = true
+				}
+			}
+			continue
+		}
 		if time.Since(quietSince) > readStall {
 			// A partition whose fetches failed (or never came back) was not
 			// seen: ask the brokers for the offsets of every partition short
@@ -226,21 +230,6 @@ func EachRecord(ctx context.Context, bootstrap []string, topic string, readCommi
 			askOffsets(ctx, cl, topic, want, stable, lastSeen)
 			if h := hangingOf(topic, want, stable, lastSeen, readCommitted); h != nil {
 				return h
-			}
-			if restarts < maxReadRestarts && readable(want, stable, lastSeen, readCommitted) {
-				// The brokers say every partition short of its end has its
-				// data readable, yet the client brought nothing: its fetch
-				// state is stuck (seen on kfake after a cut link, the
-				// commit-unchecked mutant: no fetch answered in a minute,
-				// every partition stable by ListOffsets). A new client
-				// goes on from where the read got.
-				cl.Close()
-				if cl, err = open(); err != nil {
-					return err
-				}
-				restarts++
-				quietSince = time.Now()
-				continue
 			}
 			return fmt.Errorf("read topic %s: not at its end, nothing read for %s (%d of %d partitions stable; %s)",
 				topic, readStall, len(stable), len(want), unstableWords(want, stable, lastSeen, fetchErr))
@@ -269,25 +258,6 @@ func unstableWords(want map[int32]int64, stable map[int32]bool, seen map[int32]k
 		parts = append(parts, w)
 	}
 	return strings.Join(parts, "; ")
-}
-
-// maxReadRestarts bounds how often a read-back replaces a stalled client.
-const maxReadRestarts = 2
-
-// readable says whether every partition short of its end has, by the
-// brokers' offsets, its records there to read (read_committed: stable to
-// its end).
-func readable(want map[int32]int64, stable map[int32]bool, seen map[int32]kgo.FetchPartition, readCommitted bool) bool {
-	for p, end := range want {
-		if stable[p] {
-			continue
-		}
-		f, ok := seen[p]
-		if !ok || f.HighWatermark < end || (readCommitted && f.LastStableOffset < end) {
-			return false
-		}
-	}
-	return true
 }
 
 // askOffsets puts each unstable partition's high watermark and last stable
