@@ -88,7 +88,7 @@ func (r *runState) runVersion(ctx context.Context, step versionStep) error {
 	}
 	shared, own := splitOwnCluster(plans, c)
 	if len(shared) > 0 {
-		r.runCells(ctx, c, shared)
+		r.runShared(ctx, c, step.version, shared)
 	}
 	for i, row := range own {
 		if ctx.Err() != nil {
@@ -102,7 +102,9 @@ func (r *runState) runVersion(ctx context.Context, step versionStep) error {
 				return err
 			}
 		}
-		r.runCells(ctx, c, row)
+		prog := newProgress(r.o, len(row))
+		r.runCells(ctx, c, row, prog)
+		prog.close()
 	}
 	return nil
 }
@@ -270,12 +272,46 @@ func (r *runState) closeCluster(ctx context.Context, c cluster.Cluster) {
 	_ = c.Close(context.WithoutCancel(ctx))
 }
 
-// runCells runs the planned cells (schedule.go), keeping result.json
-// current after every cell so an interrupted run still has one.
-func (r *runState) runCells(ctx context.Context, c cluster.Cluster, plans []cell.Plan) {
-	r.writeInterrupted()
+// runShared runs the cells of the release's cluster: on it, or with
+// --clusters 2 the pool's cells (faults inside their own workers) on a second
+// cluster of their own while the cluster-fault rows run on c. A second
+// cluster that does not start leaves every cell to c.
+func (r *runState) runShared(ctx context.Context, c cluster.Cluster, version string, plans []cell.Plan) {
 	prog := newProgress(r.o, len(plans))
 	defer prog.close()
+	var pool, rows []cell.Plan
+	for _, p := range plans {
+		if placementOf(p) == besideOthers {
+			pool = append(pool, p)
+		} else {
+			rows = append(rows, p)
+		}
+	}
+	if r.o.Clusters < 2 || len(pool) == 0 || len(rows) == 0 {
+		r.runCells(ctx, c, plans, prog)
+		return
+	}
+	c2, err := r.startCluster(ctx, version, "pool")
+	if err != nil || c2 == nil {
+		r.o.Log.Warn("second cluster did not start: every cell runs on the first", "err", err)
+		r.runCells(ctx, c, plans, prog)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer r.closeCluster(ctx, c2)
+		r.runCells(ctx, c2, pool, prog)
+	}()
+	r.runCells(ctx, c, rows, prog)
+	wg.Wait()
+}
+
+// runCells runs the planned cells (schedule.go) on c, keeping result.json
+// current after every cell so an interrupted run still has one.
+func (r *runState) runCells(ctx context.Context, c cluster.Cluster, plans []cell.Plan, prog *progress) {
+	r.writeInterrupted()
 	env := cell.Env{Cluster: c, RunID: r.runID, RunDir: r.o.Out, Display: prog, Log: r.o.Log, Deletions: r.deletions, GroupDeletions: r.groupDeletions}
 	settings := r.cellSettings()
 	share := func(row []cell.Plan) *cell.Share {

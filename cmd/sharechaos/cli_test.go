@@ -94,7 +94,7 @@ func TestZerosAreUsageErrors(t *testing.T) {
 	out := t.TempDir()
 	for _, c := range [][]string{
 		{"--records", "0"}, {"--workers", "0"}, {"--batch", "0"}, {"--partitions", "-1"}, {"--repeats", "0"},
-		{"--parallel", "0"}, {"--brokers", "0"}, {"--lock", "0s"}, {"--drain-timeout", "-1s"}, {"--txn-timeout", "0s"},
+		{"--parallel", "0"}, {"--clusters", "0"}, {"--clusters", "3"}, {"--brokers", "0"}, {"--lock", "0s"}, {"--drain-timeout", "-1s"}, {"--txn-timeout", "0s"},
 	} {
 		code, _, errOut := run(append([]string{"run", "--out", out + "/x"}, c...)...)
 		if code != 64 || !strings.Contains(errOut, c[0]+" "+c[1]) {

@@ -2,8 +2,8 @@ package cell
 
 import (
 	"context"
-	"sync"
 	"github.com/sharechaos/sharechaos/result"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
