@@ -32,9 +32,9 @@ type Options struct {
 	// Parallel is how many cells whose faults stay inside their own workers
 	// run at once on the shared cluster (cluster faults always run alone).
 	Parallel int
-	// Clusters is 1, or 2: the cells whose faults stay inside their own
-	// workers run on a second cluster of their own, at the same time as
-	// the cluster-fault rows on the first (the nightly's two phases overlap
+	// Clusters is 1, or 2: a second cluster runs the cells whose faults
+	// stay inside their own workers, then every third cluster-fault row,
+	// while the first runs the other rows (the nightly's two phases overlap
 	// instead of following each other; the brokers mostly wait).
 	Clusters int
 	// Lock is the acquisition lock; TxnTimeout the producers' transaction
@@ -88,7 +88,7 @@ func (o *Options) Register(fs *flag.FlagSet, lists *harness.CommonLists, scenari
 	fs.Int32Var(&o.MaxRecords, "batch", DefaultMaxRecords, "records per poll, and so at most per transaction")
 	fs.IntVar(&o.Repeats, "repeats", 0, "run every cell this many times (default: the profile's, else 1)")
 	fs.IntVar(&o.Parallel, "parallel", DefaultParallel, "cells run at once when their faults stay inside their own workers (a cluster fault runs alone, or once for all modes of its row)")
-	fs.IntVar(&o.Clusters, "clusters", 1, "1, or 2: the cells whose faults stay inside their workers run on a second cluster while the cluster-fault rows run on the first (not with --backend external)")
+	fs.IntVar(&o.Clusters, "clusters", 1, "1, or 2: a second cluster runs the cells whose faults stay inside their workers, then a third of the cluster-fault rows, while the first runs the other rows (not with --backend external)")
 	fs.DurationVar(&o.Lock, "lock", harness.DefaultLock, "acquisition lock duration")
 	fs.DurationVar(&o.TxnTimeout, "txn-timeout", 0, "transaction timeout, shorter than --lock (default: 2/3 of --lock)")
 	fs.DurationVar(&o.DrainTimeout, "drain-timeout", DefaultDrainTimeout, "how long to wait for the share group to finish the input")

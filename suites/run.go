@@ -273,24 +273,39 @@ func (r *runState) closeCluster(ctx context.Context, c cluster.Cluster) {
 }
 
 // runShared runs the cells of the release's cluster: on it, or with
-// --clusters 2 the pool's cells (faults inside their own workers) on a second
-// cluster of their own while the cluster-fault rows run on c. A second
-// cluster that does not start leaves every cell to c.
+// --clusters 2 on two. The cluster-fault rows are split between the two
+// (whole rows, every third to the second cluster), and the second runs the
+// pool's cells (faults inside their own workers) first: neither cluster
+// ever has a cluster fault beside other cells, and the pool's time overlaps
+// the rows'. A second cluster that does not start leaves every cell to c.
 func (r *runState) runShared(ctx context.Context, c cluster.Cluster, version string, plans []cell.Plan) {
 	prog := newProgress(r.o, len(plans))
 	defer prog.close()
-	var pool, rows []cell.Plan
+	var pool []cell.Plan
+	var rows [][]cell.Plan
 	for _, p := range plans {
-		if placementOf(p) == besideOthers {
+		switch n := len(rows); {
+		case placementOf(p) == besideOthers:
 			pool = append(pool, p)
-		} else {
-			rows = append(rows, p)
+		case n > 0 && rows[n-1][0].Scenario.Name == p.Scenario.Name && rows[n-1][0].Repeat == p.Repeat:
+			rows[n-1] = append(rows[n-1], p)
+		default:
+			rows = append(rows, []cell.Plan{p})
 		}
 	}
-	if r.o.Clusters < 2 || len(pool) == 0 || len(rows) == 0 {
+	if r.o.Clusters < 2 || len(pool)+len(rows) < 2 {
 		r.runCells(ctx, c, plans, prog)
 		return
 	}
+	var first, second []cell.Plan
+	for i, row := range rows {
+		if i%3 == 2 {
+			second = append(second, row...)
+		} else {
+			first = append(first, row...)
+		}
+	}
+	second = append(pool, second...)
 	c2, err := r.startCluster(ctx, version, "pool")
 	if err != nil || c2 == nil {
 		r.o.Log.Warn("second cluster did not start: every cell runs on the first", "err", err)
@@ -302,9 +317,9 @@ func (r *runState) runShared(ctx context.Context, c cluster.Cluster, version str
 	go func() {
 		defer wg.Done()
 		defer r.closeCluster(ctx, c2)
-		r.runCells(ctx, c2, pool, prog)
+		r.runCells(ctx, c2, second, prog)
 	}()
-	r.runCells(ctx, c, rows, prog)
+	r.runCells(ctx, c, first, prog)
 	wg.Wait()
 }
 
