@@ -2,7 +2,8 @@
 # Builds every container image the docker backend runs, offline (no image
 # registry needed): the JRE base, Apache Kafka on it, Apache Kafka with
 # KIP-1289 (images/kafka-kip1289) and the stock image of that same version to
-# compare it with, and our toxiproxy.
+# compare it with, and our toxiproxy; and the tool itself as an image
+# (images/sharechaos).
 # Idempotent: an image whose inputs did not change is skipped (see
 # images/lib.sh). Prints what it built or skipped and how long it took.
 #
@@ -34,10 +35,11 @@ fi
 kafka_default=sharechaos/kafka:$(cat "$here/images/kafka/version")
 toxiproxy_default=sharechaos/toxiproxy:2.12.0
 
+# The JRE base: the Kafka images' and the tool's.
+bash "$here/images/jre/build.sh"
 if [ "${SHARECHAOS_KAFKA_IMAGE:-$kafka_default}" != "$kafka_default" ]; then
-  echo "images: Kafka image is $SHARECHAOS_KAFKA_IMAGE (SHARECHAOS_KAFKA_IMAGE): not building jre, kafka or kafka-kip1289"
+  echo "images: Kafka image is $SHARECHAOS_KAFKA_IMAGE (SHARECHAOS_KAFKA_IMAGE): not building kafka or kafka-kip1289"
 else
-  bash "$here/images/jre/build.sh"
   for v in ${versions//,/ }; do
     bash "$here/images/kafka/build.sh" "$v"
   done
@@ -49,6 +51,9 @@ if [ "${SHARECHAOS_TOXIPROXY_IMAGE:-$toxiproxy_default}" != "$toxiproxy_default"
 else
   bash "$here/images/toxiproxy/build.sh"
 fi
+# The tool itself (sharechaos/sharechaos): the CLI, the reference broker and
+# the Java worker, the CLI as the entry point.
+bash "$here/images/sharechaos/build.sh"
 # A rebuilt image leaves its predecessor untagged; remove those (ours only:
 # dangling images that carry our input-hash label).
 docker image prune -f --filter "label=sharechaos.input-hash" >/dev/null

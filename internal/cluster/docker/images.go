@@ -20,6 +20,9 @@ import (
 var (
 	KIP1289KafkaImage      = "sharechaos/kafka-kip1289:" + images.KIP1289KafkaVersion
 	StockKIP1289KafkaImage = "sharechaos/kafka:" + images.KIP1289KafkaVersion
+	// ToolImage is the tool itself (docker/images/sharechaos): the CLI as
+	// the entry point, the reference broker and the Java worker beside it.
+	ToolImage = "sharechaos/sharechaos:latest"
 	DefaultKafkaImage      = "sharechaos/kafka:" + images.KafkaVersion
 	DefaultToxiproxyImage  = "sharechaos/toxiproxy:2.12.0"
 )
