@@ -22,9 +22,9 @@ var (
 	StockKIP1289KafkaImage = "sharechaos/kafka:" + images.KIP1289KafkaVersion
 	// ToolImage is the tool itself (docker/images/sharechaos): the CLI as
 	// the entry point, the reference broker and the Java worker beside it.
-	ToolImage = "sharechaos/sharechaos:latest"
-	DefaultKafkaImage      = "sharechaos/kafka:" + images.KafkaVersion
-	DefaultToxiproxyImage  = "sharechaos/toxiproxy:2.12.0"
+	ToolImage             = "sharechaos/sharechaos:latest"
+	DefaultKafkaImage     = "sharechaos/kafka:" + images.KafkaVersion
+	DefaultToxiproxyImage = "sharechaos/toxiproxy:2.12.0"
 )
 
 // Available says whether the docker backend can run here: an engine answers
