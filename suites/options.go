@@ -128,6 +128,9 @@ func (o Options) withDefaults() Options {
 	if o.Repeats == 0 {
 		o.Repeats = 1
 	}
+	if o.Clusters == 0 {
+		o.Clusters = 1
+	}
 	if o.Parallel == 0 {
 		o.Parallel = DefaultParallel
 	}

@@ -32,7 +32,7 @@ var flagGroups = []struct{ title, key string }{
 // flagGroup places each flag of run and bench in a help group.
 var flagGroup = map[string]string{
 	"profile": "load", "scenario": "load", "scenario-file": "load", "mode": "load", "records": "load", "workers": "load",
-	"partitions": "load", "batch": "load", "brokers": "load", "repeats": "load", "parallel": "load",
+	"partitions": "load", "batch": "load", "brokers": "load", "repeats": "load", "parallel": "load", "clusters": "load",
 	"rate": "load", "max-input": "load", "latency": "load", "backend": "load",
 	"fault": "faults", "txn-acks": "faults", "on-unsupported": "faults", "kip1289-keys": "faults",
 	"lock": "timing", "txn-timeout": "timing", "drain-timeout": "timing", "duration": "timing", "fault-pause": "timing", "warmup": "timing",

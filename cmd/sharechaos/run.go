@@ -80,7 +80,7 @@ func positiveValues(o suites.Options) map[string]float64 {
 	return map[string]float64{
 		"records": float64(o.Records), "workers": float64(o.Workers), "partitions": float64(o.Partitions),
 		"batch": float64(o.MaxRecords), "brokers": float64(o.Brokers), "repeats": float64(o.Repeats),
-		"parallel": float64(o.Parallel), "lock": float64(o.Lock), "txn-timeout": float64(o.TxnTimeout),
+		"parallel": float64(o.Parallel), "clusters": float64(o.Clusters), "lock": float64(o.Lock), "txn-timeout": float64(o.TxnTimeout),
 		"drain-timeout": float64(o.DrainTimeout), "duration": float64(o.Duration), "rate": o.Rate, "fault-pause": float64(o.FaultPause),
 	}
 }

@@ -149,7 +149,9 @@ func nativeSteady(spanning bool) ctp.Observation {
 // hold two partitions or a poll could hold one record only.
 func TestJudgeCellSpanningAcks(t *testing.T) {
 	s, _ := scenarios.Lookup("steady")
-	shape := scenarios.Conditions{Shape: scenarios.Shape{Workers: 1, Partitions: 2, Batch: 10, Brokers: 1}}
+	// Two brokers: one worker's two partitions are bound to span, not to
+	// share a request (TestAcksSharedARequestEvidence).
+	shape := scenarios.Conditions{Shape: scenarios.Shape{Workers: 1, Partitions: 2, Batch: 10, Brokers: 2}}
 	for _, tc := range []struct {
 		spanning bool
 		conds    scenarios.Conditions
