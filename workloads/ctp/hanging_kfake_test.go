@@ -15,32 +15,12 @@ import (
 // hanging transaction, not a read-back that failed; a partition that
 // committed records beside it still reads them.
 func TestHangingFromTheFirstOffset(t *testing.T) {
-	defer func(was time.Duration) { readStall = was }(readStall)
-	readStall = 2 * time.Second
-	const topic = "out"
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, topic))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-
-	plain, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.DefaultProduceTopic(topic),
-		kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer plain.Close()
+	c, ctx := readBackCluster(t, 2*time.Second)
+	plain := producerTo(t, c)
 	if err := plain.ProduceSync(ctx, &kgo.Record{Partition: 1, Value: []byte("committed")}).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	open, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.DefaultProduceTopic(topic),
-		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.TransactionalID("hangs"), kgo.TransactionTimeout(time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer open.Close()
+	open := producerTo(t, c, kgo.TransactionalID("hangs"), kgo.TransactionTimeout(time.Minute))
 	if err := open.BeginTransaction(); err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +28,7 @@ func TestHangingFromTheFirstOffset(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	out, err := ReadOutputs(ctx, c.ListenAddrs(), topic)
+	out, err := ReadOutputs(ctx, c.ListenAddrs(), readBackTopic)
 	var h *HangingError
 	if !errors.As(err, &h) {
 		t.Fatalf("read-back of a transaction open from offset 0: %v, want a hanging transaction", err)
@@ -59,4 +39,38 @@ func TestHangingFromTheFirstOffset(t *testing.T) {
 	if len(out) != 1 || out[0].Partition != 1 {
 		t.Errorf("outputs read beside it: %+v, want the committed one of partition 1", out)
 	}
+}
+
+// readBackTopic is the topic of the read-back tests' clusters.
+const readBackTopic = "out"
+
+// readBackCluster is an in-process kfake broker with readBackTopic (two
+// partitions), the read-back's stall set to stall for the test, and a
+// minute's context.
+func readBackCluster(t *testing.T, stall time.Duration) (*kfake.Cluster, context.Context) {
+	t.Helper()
+	was := readStall
+	readStall = stall
+	t.Cleanup(func() { readStall = was })
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, readBackTopic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return c, ctx
+}
+
+// producerTo is a client producing to readBackTopic's partition each record
+// names, with opts (a transactional id).
+func producerTo(t *testing.T, c *kfake.Cluster, opts ...kgo.Opt) *kgo.Client {
+	t.Helper()
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...), kgo.DefaultProduceTopic(readBackTopic),
+		kgo.RecordPartitioner(kgo.ManualPartitioner())}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
 }

@@ -1,11 +1,9 @@
 package ctp
 
 import (
-	"context"
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -15,22 +13,8 @@ import (
 // with no record, so only the probe of the tail can tell it that nothing
 // visible is left (the commit-unchecked mutant's HARNESS-ERROR).
 func TestReadBackPastAnAbortedTail(t *testing.T) {
-	defer func(was time.Duration) { readStall = was }(readStall)
-	readStall = 20 * time.Second
-	const topic = "out"
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, topic))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	txn, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.DefaultProduceTopic(topic),
-		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.TransactionalID("tail"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer txn.Close()
+	c, ctx := readBackCluster(t, 20*time.Second)
+	txn := producerTo(t, c, kgo.TransactionalID("tail"))
 	produce := func() {
 		for p := range int32(2) {
 			for range 3 {
@@ -60,7 +44,7 @@ func TestReadBackPastAnAbortedTail(t *testing.T) {
 		}
 	}()
 	began := time.Now()
-	out, err := ReadOutputs(ctx, c.ListenAddrs(), topic)
+	out, err := ReadOutputs(ctx, c.ListenAddrs(), readBackTopic)
 	took := time.Since(began)
 	if err != nil {
 		t.Fatalf("read-back past an aborted tail: %v (after %v)", err, took.Round(time.Millisecond))
