@@ -146,15 +146,14 @@ func (c *Cluster) Close(ctx context.Context) error {
 // fault that needs it is N/A.
 func (c *Cluster) Lacks(cap cluster.Capability) string {
 	h := c.o.Hooks
-	file := "no --fault-hooks file was given"
-	if h != nil {
-		file = "the fault hooks file " + h.File
-	}
 	missing := func(what string, names ...HookName) string {
-		if h.Has(names...) {
+		switch {
+		case h.Has(names...):
 			return ""
+		case h == nil:
+			return what + ", and no --fault-hooks file was given"
 		}
-		return fmt.Sprintf("%s: %s has no %s hook", what, file, joinNames(names))
+		return fmt.Sprintf("%s: the fault hooks file %s has no %s hook", what, h.File, joinNames(names))
 	}
 	switch cap {
 	case cluster.CapProcesses:
@@ -163,7 +162,7 @@ func (c *Cluster) Lacks(cap cluster.Capability) string {
 		}
 		return missing("broker crashes need kill and start hooks", HookKill, HookStart)
 	case cluster.CapRestart:
-		return missing("a rolling restart needs a restart hook", HookRestart)
+		return missing("restarting a running broker needs a restart hook", HookRestart)
 	case cluster.CapPauser:
 		return missing("pausing a broker needs pause and resume hooks", HookPause, HookResume)
 	case cluster.CapIsolate:
