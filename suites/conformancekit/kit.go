@@ -123,7 +123,12 @@ func Run(ctx context.Context, o Options) (Report, error) {
 			rep.Interrupted = true
 			break
 		}
-		r := runCase(ctx, o, tg, c)
+		r, err := runCase(ctx, o, tg, c)
+		if err != nil {
+			// A broker of the kit's own that turned out not to speak
+			// KIP-1289 (--kafka-image of a stock build): nothing is judged.
+			return rep, err
+		}
 		if k := tg.kind(); k != "" {
 			rep.Kind = k
 		}
@@ -153,7 +158,7 @@ func reasonSuffix(reason string) string {
 }
 
 // runCase runs one case on the broker its settings need.
-func runCase(ctx context.Context, o Options, tg target, c conformance.Case) (r CaseResult) {
+func runCase(ctx context.Context, o Options, tg target, c conformance.Case) (r CaseResult, usage error) {
 	s := c.Settings
 	if s.Policy == "" {
 		s.Policy = conformance.PolicyExpire
@@ -162,24 +167,27 @@ func runCase(ctx context.Context, o Options, tg target, c conformance.Case) (r C
 	began := time.Now()
 	defer func() { r.DurationS = time.Since(began).Seconds() }()
 	b, na, err := tg.broker(ctx, s)
+	var ue *harness.UsageError
 	switch {
+	case errors.As(err, &ue):
+		return r, err
 	case err != nil:
 		r.Verdict, r.Reason = verdict.HarnessError, "start the broker: "+err.Error()
-		return r
+		return r, nil
 	case na != "":
 		r.Verdict, r.Reason = verdict.NA, na
-		return r
+		return r, nil
 	}
 	if why := b.Missing(c); why != "" {
 		r.Verdict, r.Reason = verdict.NA, why
-		return r
+		return r, nil
 	}
 	cctx, cancel := context.WithTimeout(ctx, o.CaseTimeout)
 	defer cancel()
 	e, err := conformance.NewEnv(cctx, b, c.Name)
 	if err != nil {
 		r.Verdict, r.Reason = verdict.HarnessError, err.Error()
-		return r
+		return r, nil
 	}
 	defer e.Close()
 	err = c.Run(cctx, e)
@@ -196,7 +204,7 @@ func runCase(ctx context.Context, o Options, tg target, c conformance.Case) (r C
 	default:
 		r.Verdict, r.Reason = verdict.Anomaly, err.Error()
 	}
-	return r
+	return r, nil
 }
 
 func settingsWords(s conformance.Settings) string {
