@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -114,10 +115,16 @@ func conformanceRun(cmd *cobra.Command, f *conformanceFlags, stdout, stderr io.W
 	if err := o.Check(); err != nil {
 		return usage(err)
 	}
+	_, statErr := os.Stat(o.Out)
+	preexisting := statErr == nil
 	rep, err := conformancekit.Run(cmd.Context(), o)
 	var ue *harness.UsageError
 	switch {
 	case errors.As(err, &ue):
+		if !preexisting {
+			// Nothing was judged: leave no directory (a started broker's logs).
+			_ = os.RemoveAll(o.Out)
+		}
 		return usage(err)
 	case err != nil:
 		fmt.Fprintln(stderr, "sharechaos conformance: HARNESS-ERROR:", err)
