@@ -3,9 +3,10 @@ package reports
 import (
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,36 +18,26 @@ import (
 // conformance.json (every case with the requests it sent and the answers),
 // summary.md for people and junit.xml for CI (a case per testcase, N/A as
 // skipped, every other verdict but PASS as a failure). Each file is written
-// whole or not at all.
+// atomically (writeFile).
 func WriteConformance(dir string, rep conformancekit.Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	js, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := writeWhole(filepath.Join(dir, "conformance.json"), append(js, '\n')); err != nil {
-		return err
-	}
-	if err := writeWhole(filepath.Join(dir, "summary.md"), []byte(conformanceSummary(rep))); err != nil {
-		return err
-	}
-	x, err := conformanceJUnit(rep)
-	if err != nil {
-		return err
-	}
-	return writeWhole(filepath.Join(dir, "junit.xml"), x)
-}
-
-// writeWhole writes a file through a temporary one renamed into place, so an
-// interrupted run never leaves half a report.
-func writeWhole(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return errors.Join(
+		writeFile(dir, "conformance.json", func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(rep)
+		}),
+		writeFile(dir, SummaryFile, func(w io.Writer) error { _, err := io.WriteString(w, conformanceSummary(rep)); return err }),
+		writeFile(dir, JUnitFile, func(w io.Writer) error {
+			x, err := conformanceJUnit(rep)
+			if err == nil {
+				_, err = w.Write(x)
+			}
+			return err
+		}),
+	)
 }
 
 func conformanceSummary(rep conformancekit.Report) string {
