@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sharechaos/sharechaos/workloads/kip1289"
 	"github.com/sharechaos/sharechaos/workloads/kip1289/wire"
 )
 
@@ -53,7 +54,7 @@ func describeAck(node int32, version int16, req *wire.TxnShareAcknowledgeRequest
 		for _, p := range t.Partitions {
 			var bs []string
 			for _, b := range p.AcknowledgementBatches {
-				bs = append(bs, fmt.Sprintf("%d-%d:%s", b.FirstOffset, b.LastOffset, ackTypeWord(b.AcknowledgeType)))
+				bs = append(bs, fmt.Sprintf("%d-%d:%s", b.FirstOffset, b.LastOffset, kip1289.AckType(b.AcknowledgeType)))
 			}
 			parts = append(parts, fmt.Sprintf("%s/%d[%s]", topicOf(t.TopicID), p.Partition, strings.Join(bs, ",")))
 		}
@@ -67,18 +68,6 @@ func describeAck(node int32, version int16, req *wire.TxnShareAcknowledgeRequest
 	}
 	return fmt.Sprintf("TxnShareAcknowledge v%d to broker %d: txn %s producer %d/%d group %s, %s: %s",
 		version, node, req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.GroupID, member, strings.Join(parts, " "))
-}
-
-func ackTypeWord(t int8) string {
-	switch t {
-	case 1:
-		return "ACCEPT"
-	case 2:
-		return "RELEASE"
-	case 3:
-		return "REJECT"
-	}
-	return fmt.Sprintf("type%d", t)
 }
 
 // answerWords is an answer's error, "NONE" for success.

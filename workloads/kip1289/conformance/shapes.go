@@ -191,7 +191,7 @@ func checkShapeOutcome(ctx context.Context, e *Env, g shapeGroup, parts []ShareP
 				// broker that lost the ack would let it through, and the
 				// record would come back below.
 				if err := g.member.AckOne(ctx, sp, o, shareconsumer.Release); err != nil && !errors.Is(err, kerr.InvalidRecordState) {
-					return fmt.Errorf("plain RELEASE of %s offset %d, %s in the committed transaction: %w", sp, o, ackWord(typ), err)
+					return fmt.Errorf("plain RELEASE of %s offset %d, acked %s in the committed transaction: %w", sp, o, typ, err)
 				}
 				if typ == kip1289.AckRelease {
 					again[sp] = append(again[sp], o)
@@ -201,7 +201,7 @@ func checkShapeOutcome(ctx context.Context, e *Env, g shapeGroup, parts []ShareP
 			default:
 				what := "a gap between the batches"
 				if acked {
-					what = ackWord(typ) + " in the aborted transaction"
+					what = "acked " + typ.String() + " in the aborted transaction"
 				}
 				err := Eventually(ctx, 20*time.Second, func() error { return g.member.AckOne(ctx, sp, o, shareconsumer.Release) })
 				if err != nil {
@@ -229,18 +229,6 @@ func checkShapeOutcome(ctx context.Context, e *Env, g shapeGroup, parts []ShareP
 		}
 	}
 	return e.checkPartsDrained(ctx, g.name, b, parts)
-}
-
-func ackWord(t kip1289.AckType) string {
-	switch t {
-	case kip1289.AckAccept:
-		return "ACCEPTed"
-	case kip1289.AckRelease:
-		return "RELEASEd"
-	case kip1289.AckReject:
-		return "REJECTed"
-	}
-	return fmt.Sprintf("acked (type %d)", t)
 }
 
 func partsWords(parts []SharePart) string {
