@@ -25,11 +25,8 @@ type target struct {
 	// failure) and returns it with what stops it.
 	start func(t *testing.T, s conformance.Settings) (conformance.Broker, func())
 	// key is what must match for a started broker to serve s.
-	key func(s conformance.Settings) string
-	// failovers: its brokers can restart, lose a leader or move one (the
-	// reference broker, one process, only restarts).
-	failovers bool
-	broker    map[string]conformance.Broker
+	key    func(s conformance.Settings) string
+	broker map[string]conformance.Broker
 }
 
 // brokerFor returns the broker for s, started on first use; it lives until
@@ -66,9 +63,6 @@ func TestConformance(t *testing.T) {
 			owner := t
 			for _, c := range conformance.Cases {
 				t.Run(c.Name, func(t *testing.T) {
-					if len(c.Needs) > 0 && !tg.failovers {
-						t.Skipf("N/A: %s", conformance.Broker{Kind: tg.kind}.Missing(c))
-					}
 					s := c.Settings
 					if s.Policy == "" {
 						s.Policy = conformance.PolicyExpire
@@ -181,9 +175,8 @@ func TestConformanceCatchesABrokenBroker(t *testing.T) {
 // pending-lock policy (a broker config); the record lock is the group's.
 func kafkaTarget(t *testing.T) *target {
 	return &target{
-		kind:      conformance.Kafka,
-		failovers: true,
-		key:       func(s conformance.Settings) string { return fmt.Sprint(s.Policy, max(s.Brokers, 1)) },
+		kind: conformance.Kafka,
+		key:  func(s conformance.Settings) string { return fmt.Sprint(s.Policy, max(s.Brokers, 1)) },
 		start: func(t *testing.T, s conformance.Settings) (conformance.Broker, func()) {
 			image := kip1289Image()
 			brokers := max(s.Brokers, 1)
