@@ -215,8 +215,8 @@ func EachRecord(ctx context.Context, bootstrap []string, topic string, readCommi
 			// A tail of aborted and control records never reaches the
 			// client's fetches (tail_probe.go): ask the broker directly.
 			probed = time.Now()
-			for p, end := range want {
-				if !stable[p] && invisibleTail(ctx, cl, topic, p, pos[p], end, readCommitted) {
+			for p, done := range invisibleTails(ctx, cl, topic, pos, want, stable, readCommitted) {
+				if done {
 					stable[p] = true
 				}
 			}

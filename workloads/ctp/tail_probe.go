@@ -26,32 +26,42 @@ import (
 // unstable partitions' tails (and how often it probes again).
 const tailProbeAfter = 2 * time.Second
 
-// invisibleTail reports whether every record of topic/partition in
-// [from, end) is invisible at the isolation level (aborted, or a control
-// record): the read-back has then read all there is. A visible record, a
-// fetch that advances nothing, or a fetch error answers false: the client
-// itself must still bring what is there.
-func invisibleTail(ctx context.Context, cl *kgo.Client, topic string, partition int32, from, end int64, readCommitted bool) bool {
+// invisibleTails reports, for each partition p of topic not yet stable,
+// whether every record in [from[p], end[p]) is invisible at the isolation
+// level (aborted, or a control record): the read-back has then read all
+// there is. A visible record, a fetch that advances nothing, or a fetch
+// error answers false: the client itself must still bring what is there.
+// One metadata request serves every partition of the round.
+func invisibleTails(ctx context.Context, cl *kgo.Client, topic string, from, end map[int32]int64, stable map[int32]bool, readCommitted bool) map[int32]bool {
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	md, err := kadm.NewClient(cl).Metadata(pctx, topic)
 	if err != nil {
-		return false
+		return nil
 	}
 	t, ok := md.Topics[topic]
 	if !ok || t.Err != nil {
-		return false
+		return nil
 	}
-	p, ok := t.Partitions[partition]
-	if !ok || p.Err != nil || p.Leader < 0 {
-		return false
+	done := map[int32]bool{}
+	for partition, e := range end {
+		p, ok := t.Partitions[partition]
+		if stable[partition] || !ok || p.Err != nil || p.Leader < 0 {
+			continue
+		}
+		done[partition] = invisibleTail(pctx, cl, p.Leader, topic, [16]byte(t.ID), partition, from[partition], e, readCommitted)
 	}
+	return done
+}
+
+// invisibleTail is invisibleTails for one partition led by leader.
+func invisibleTail(ctx context.Context, cl *kgo.Client, leader int32, topic string, id [16]byte, partition int32, from, end int64, readCommitted bool) bool {
 	iso := kgo.ReadUncommitted()
 	if readCommitted {
 		iso = kgo.ReadCommitted()
 	}
 	for off := from; off < end; {
-		rp, err := fetchOne(pctx, cl, p.Leader, topic, [16]byte(t.ID), partition, off, readCommitted)
+		rp, err := fetchOne(ctx, cl, leader, topic, id, partition, off, readCommitted)
 		if err != nil {
 			return false
 		}
