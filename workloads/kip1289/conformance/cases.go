@@ -10,7 +10,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/sharechaos/sharechaos/internal/cluster"
-	"github.com/sharechaos/sharechaos/workloads/ctp"
 	"github.com/sharechaos/sharechaos/workloads/kip1289"
 	"github.com/sharechaos/sharechaos/workloads/shareconsumer"
 )
@@ -229,22 +228,8 @@ func commitMaterializes(ctx context.Context, e *Env) error {
 // archived it. Judged as the suite judges a drain (ctp.ReadShareOffsets: lag
 // 0 is done, since Kafka reports the start offset of the last state write).
 func checkDrained(ctx context.Context, e *Env, m *Member) error {
-	var o ctp.ShareOffsets
-	err := Eventually(ctx, 10*time.Second, func() error {
-		if _, err := m.PollFor(ctx, 300*time.Millisecond); err != nil {
-			return err
-		}
-		var err error
-		if o, err = ctp.ReadShareOffsets(ctx, e.admin, e.group, e.input); err != nil {
-			return err
-		}
-		if !ctp.Drained(o.Start, o.End) {
-			return fmt.Errorf("share start %v (reported %v), end %v", o.Start, o.Reported, o.End)
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("input not drained (a control record left behind?): %w", err)
+	if err := e.checkPartsDrained(ctx, e.group, m, []SharePart{{Topic: e.input}}); err != nil {
+		return fmt.Errorf("a control record left behind? %w", err)
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -118,15 +117,7 @@ func (e *Env) Close() {
 // Produce appends n plain records to the input partition and returns their
 // offsets.
 func (e *Env) Produce(ctx context.Context, n int) ([]int64, error) {
-	var out []int64
-	for i := range n {
-		r := &kgo.Record{Topic: e.input, Value: []byte(e.name + "-" + strconv.Itoa(i))}
-		if err := e.admin.ProduceSync(ctx, r).FirstErr(); err != nil {
-			return nil, fmt.Errorf("produce input: %w", err)
-		}
-		out = append(out, r.Offset)
-	}
-	return out, nil
+	return e.ProduceTo(ctx, SharePart{Topic: e.input}, n)
 }
 
 // StartOffset is the share group's start offset of the input partition as
