@@ -134,6 +134,11 @@ func TestRowsAreComplete(t *testing.T) {
 		if s.Cluster != nil && (s.Cluster.Act == nil || s.Cluster.Needs == nil) {
 			t.Errorf("%s: a cluster fault needs Act and Needs", s.Name)
 		}
+		if s.Worker != nil {
+			if ok, at := s.Worker.Action.ActsAt(s.Worker.Point); !ok {
+				t.Errorf("%s: the loop does not %s at %s (only at %v)", s.Name, s.Worker.Action, s.Worker.Point, at)
+			}
+		}
 		if s.Worker != nil && s.Worker.Action == ctp.ActionStall && s.Worker.Stall == nil {
 			t.Errorf("%s: a stall without a length", s.Name)
 		}

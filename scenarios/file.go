@@ -186,17 +186,17 @@ func (p *fileParser) scenario(field string, d scenarioDoc) (Scenario, bool) {
 	if s.Case == "" {
 		s.Case = "file"
 	}
-	faultsSet := 0
-	for _, set := range []bool{d.Worker != nil, d.Cluster != nil, d.Schedule != nil} {
-		if set {
-			faultsSet++
-		}
-	}
-	if faultsSet > 1 {
-		p.fail(d.Name.Line, field, "worker, cluster and schedule exclude each other: a scenario has one fault")
+	if d.Cluster != nil && d.Schedule != nil {
+		p.fail(d.Name.Line, field, "cluster and schedule exclude each other: a schedule is a list of cluster faults")
 	}
 	if d.Worker != nil {
 		s.Worker = p.worker(field+".worker", *d.Worker)
+		// A worker arm beside cluster faults fires in its own worker; the
+		// zombie's choreography is the orchestrator's, and a cell drives
+		// one injection (the cluster fault's).
+		if s.Worker.Conduct != nil && (d.Cluster != nil || d.Schedule != nil) {
+			p.fail(d.Worker.Action.Line, field+".worker.action", "stop (a zombie, fenced) is driven by the orchestrator and cannot run beside cluster faults")
+		}
 	}
 	if d.Cluster != nil {
 		m := p.mechanism(field+".cluster.fault", d.Cluster.Fault)
@@ -233,6 +233,8 @@ func (p *fileParser) worker(field string, d workerDoc) *WorkerFault {
 	}
 	if !slices.Contains(ctp.Actions, w.Action) {
 		p.fail(d.Action.Line, field+".action", "unknown action %q (want one of %v)", d.Action.V, ctp.Actions)
+	} else if ok, at := w.Action.ActsAt(w.Point); !ok && slices.Contains(ctp.Points, w.Point) {
+		p.fail(d.Action.Line, field+".action", "the loop does not %s at %s (only at %v)", w.Action, w.Point, at)
 	}
 	if w.Action == ctp.ActionStop {
 		// A stopped worker is a zombie only with the orchestrator's half:

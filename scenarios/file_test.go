@@ -67,6 +67,17 @@ func TestFileRowsAreCatalogRows(t *testing.T) {
 
 // TestBrokenFilesNameFileLineAndField: every mistake is reported as
 // file:line: field: what.
+// A worker arm beside a schedule: both faults of one row.
+func TestWorkerArmBesideASchedule(t *testing.T) {
+	f, err := ParseFile("f.yaml", []byte("scenarios:\n  - name: x\n    about: y\n    worker:\n      point: after-send\n      action: kill\n    schedule:\n      steps:\n        - fault: slow-network\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := f.Scenarios[0]; s.Worker == nil || s.Cluster == nil {
+		t.Fatalf("worker %v, cluster %v: want both", s.Worker, s.Cluster)
+	}
+}
+
 func TestBrokenFilesNameFileLineAndField(t *testing.T) {
 	cases := []struct{ yaml, want string }{
 		{"scenarios:\n  - name: x\n    about: y\n    wokrer: {}\n", "f.yaml:4: scenarios[0].wokrer: unknown field"},
@@ -80,6 +91,9 @@ func TestBrokenFilesNameFileLineAndField(t *testing.T) {
 		{"profiles:\n  - name: p\n    scenarios: [nope]\n", `f.yaml:3: profiles[0].scenarios[0]: unknown scenario "nope"`},
 		{"scenarios:\n  - name: x\n    about: y\n    load:\n      records: many\n", "f.yaml: line 5"},
 		{"scenarios: [\n", "f.yaml: yaml: line"},
+		{"scenarios:\n  - name: x\n    about: y\n    worker:\n      point: after-commit\n      action: abort\n", "f.yaml:6: scenarios[0].worker.action: the loop does not abort at after-commit (only at [before-commit])"},
+		{"scenarios:\n  - name: x\n    about: y\n    worker:\n      point: before-commit\n      action: stop\n    schedule:\n      steps:\n        - fault: slow-network\n", "f.yaml:6: scenarios[0].worker.action: stop (a zombie, fenced) is driven by the orchestrator"},
+		{"scenarios:\n  - name: x\n    about: y\n    cluster:\n      fault: slow-network\n    schedule:\n      steps:\n        - fault: slow-network\n", "f.yaml:2: scenarios[0]: cluster and schedule exclude each other"},
 	}
 	for _, c := range cases {
 		_, err := ParseFile("f.yaml", []byte(c.yaml))

@@ -33,7 +33,9 @@ type Scenario struct {
 	// Case cites ORACLE.md: a KIP-1289 case number, "baseline" or "beyond".
 	Case string
 	// Worker arms one worker at a point of its loop; Cluster acts on brokers
-	// or links. At most one is set; neither is the steady baseline.
+	// or links. Neither is the steady baseline; both, a worker arm that
+	// fires in its own worker beside the cluster fault (no Conduct: a cell
+	// drives one injection).
 	Worker  *WorkerFault
 	Cluster *ClusterFault
 	// Expect is, per mode, what the mode tolerates in this scenario.

@@ -99,7 +99,7 @@ func newRoot(args []string) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddGroup(&cobra.Group{ID: "main", Title: "Commands:"}, &cobra.Group{ID: "offline", Title: "Stored runs:"})
-	for _, c := range []*cobra.Command{newRunCmd(args), newBenchCmd(args), newConformanceCmd(), newClusterCmd()} {
+	for _, c := range []*cobra.Command{newRunCmd(args), newBenchCmd(args), newHuntCmd(), newConformanceCmd(), newClusterCmd()} {
 		c.GroupID = "main"
 		root.AddCommand(c)
 	}

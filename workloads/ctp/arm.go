@@ -1,5 +1,7 @@
 package ctp
 
+import "slices"
+
 // Point is a step of the CTP loop where a client-side fault can act. The points
 // are the corner cases of KIP-1289 section 6 (ORACLE.md), in loop order.
 type Point string
@@ -72,6 +74,29 @@ var Actions = []Action{ActionKill, ActionTerm, ActionAbort, ActionStop, ActionFa
 
 // Stalls reports whether the armed worker holds its point for Arm.Stall.
 func (a Action) Stalls() bool { return a == ActionStall || a == ActionStallOverlap }
+
+// ActsAt says whether the loop carries a out at p, and where it does when
+// it does not: a kill and a stall act anywhere; an abort replaces the
+// commit, so it acts at before-commit; a cut produce link fails the produce
+// that follows before-send; a graceful stop is honoured where the loop
+// checks for it inside the open transaction (after the send, before the
+// commit: elsewhere the loop takes further steps first, and the fault is
+// not at its point); a zombie is frozen mid-transaction, where the rows
+// fence it (after the send, before the commit).
+func (a Action) ActsAt(p Point) (bool, []Point) {
+	var at []Point
+	switch a {
+	case ActionAbort:
+		at = []Point{PointBeforeCommit}
+	case ActionFailProduce:
+		at = []Point{PointBeforeSend}
+	case ActionTerm, ActionStop:
+		at = []Point{PointAfterSend, PointBeforeCommit}
+	default:
+		return true, Points
+	}
+	return slices.Contains(at, p), at
+}
 
 // Arm tells one worker incarnation where to fire a one-shot fault. The zero
 // value is unarmed. CONTRACT.md "Crash-point arming": the orchestrator draws the
