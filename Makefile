@@ -6,7 +6,7 @@ BIN      := bin/sharechaos
 export TESTCONTAINERS_RYUK_DISABLED := true
 export TESTCONTAINERS_HOST_OVERRIDE := 127.0.0.1
 
-.PHONY: bench-checker bench-nightly build chaos nightly test test-go test-short lint images bench clean refbroker test-refbroker mutants java-worker
+.PHONY: bench-checker bench-nightly build chaos nightly test test-go test-short lint images bench clean refbroker test-refbroker mutants hunt-mutants mutants-cli java-worker
 
 build: refbroker
 	$(GO) build -ldflags "-X main.revision=$$(git rev-parse HEAD 2>/dev/null)" -o $(BIN) ./cmd/sharechaos
@@ -79,8 +79,25 @@ lint:
 ## mutants): each test-only variant of the loop breaks one promise and must be
 ## caught as ANOMALY by its paired scenario and mode on embedded; prints the
 ## table; a mutant that passes fails the target. SHARECHAOS_MUTANTS=a,b runs a few.
+## It also hunts one of them (ack-before-commit) without its row: the hunt must
+## find it and shrink it to a scenario file within 2 minutes each.
 mutants: refbroker build/sharechaos-java-worker.jar
 	$(GO) test -tags mutants -count=1 -v -run '^TestMutants$$' -timeout 30m ./suites/
+	SHARECHAOS_MUTANTS=ack-before-commit SHARECHAOS_HUNT_BUDGET=2m $(GO) test -tags mutants -count=1 -v -run '^TestHuntFindsMutants$$' -timeout 15m ./suites/hunt/
+
+## hunt-mutants: sharechaos hunt against every one of make mutants' broken
+## systems on the embedded backend, each without its row, for
+## SHARECHAOS_HUNT_BUDGET (default 5m) to find and as long to shrink: each
+## must be found and shrunk to a scenario file that fails in 2 of 3 replays
+## (prints the table; about an hour: nightly, not CI).
+hunt-mutants: refbroker build/sharechaos-java-worker.jar
+	$(GO) test -tags mutants -count=1 -v -run '^TestHuntFindsMutants$$' -timeout 4h ./suites/hunt/
+
+## mutants-cli: bin/sharechaos-mutants, the CLI built with the mutants tag:
+## SHARECHAOS_MUTANT=<mutant> makes its workers run that broken loop (to hunt
+## a mutant by hand, and to replay what such a hunt found).
+mutants-cli: refbroker
+	$(GO) build -tags mutants -o bin/sharechaos-mutants ./cmd/sharechaos
 
 ## test-short: for contributors, in about a minute: lint, the unit tests and
 ## the embedded cluster's short tests (no Docker, no kfake suite).

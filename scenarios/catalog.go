@@ -347,6 +347,22 @@ func rows() []Scenario {
 			Expect:   exactlyOnceElse(noTxnAcksFor("stranded-txn-leader-move"), noTxnAcksFor("stranded-txn-leader-move")),
 			Evidence: []Evidence{firedAt(string(ctp.PointAfterAcks)), firedAt(faults.PointStrandedTxnMoved), healed, redelivered},
 			Requires: failover},
+		// "no loss, no dup" / "no loss; dup allowed" / "as broker-kill": a
+		// leadership move with every broker up releases what was acquired
+		// at the old leader, as a failover does.
+		{Name: "leader-move", Case: "beyond", About: "move an input partition's leadership to another broker under load, every broker up (a reassignment): the new leader loads the share-partition state from the share coordinator",
+			Cluster: underLoad(0.2, faults.LeaderMove), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence: []Evidence{fired, healed}, PendingAcrossFault: true,
+			Requires: failover},
+		// A transient failure between a share-partition leader and its share
+		// coordinator: the persister's resend must not undo newer writes.
+		// Alone it shows nothing on any release (nothing reloads the state
+		// between the resend and the leader's next write); the hunt mixes
+		// it with the faults that do.
+		{Name: "state-write-reset", Case: "beyond", About: "reset a share-partition leader's connection to its share coordinator at a state write: the persister resends the write after newer ones landed",
+			Cluster: underLoad(0.2, faults.StateWriteReset), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence: []Evidence{fired, healed},
+			Requires: ShapeNeed{Shape: Shape{Brokers: 2}, Why: "the state writes must cross from the leader to the share coordinator on another broker"}},
 		{Name: "partition", Case: "beyond", About: "isolate one broker (all its links), then heal",
 			Cluster: underLoad(0.2, faults.Partition), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
 			Evidence: []Evidence{fired, healed}, PendingAcrossFault: true,

@@ -184,11 +184,12 @@ func (h *hunter) replayCommand(file, name string, d Dimensions) string {
 	return strings.Join(args, " ")
 }
 
-// program is the command a replay runs: this one's name (a mutants build
-// is sharechaos-mutants), else sharechaos.
+// program is the command a replay runs: sharechaos, or sharechaos-mutants
+// (make mutants-cli) when a mutant of the loop is set, which only a
+// mutants build carries out.
 func program() string {
-	if exe := filepath.Base(os.Args[0]); strings.HasPrefix(exe, "sharechaos") {
-		return exe
+	if os.Getenv("SHARECHAOS_MUTANT") != "" {
+		return "sharechaos-mutants"
 	}
 	return "sharechaos"
 }
