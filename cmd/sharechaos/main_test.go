@@ -50,6 +50,12 @@ func TestUsageErrorsExit64AndNameTheProblem(t *testing.T) {
 		{[]string{"run", "--kafka-image", "x/kafka:1,y/kafka:1", "--out", out + "/l"}, "a run qualifies one image"},
 		{[]string{"bench", "--kafka-image", "x/kafka:1,x/kafka:1", "--out", out + "/m"}, "--kafka-image x/kafka:1: given twice"},
 		{[]string{"bench", "--backend", "embedded", "--kafka-image", "x/kafka:1,y/kafka:1", "--out", out + "/n"}, "needs --backend docker"},
+		{[]string{"hunt", "--budget", "-1m", "--out", out + "/q"}, "--budget -1m0s"},
+		{[]string{"hunt", "--replays", "0", "--out", out + "/r"}, "--replays 0"},
+		{[]string{"hunt", "--fault", "broker-kill,no-such", "--out", out + "/s"}, `--fault "no-such"`},
+		{[]string{"hunt", "--fault", "stale-share-state-write", "--out", out + "/t"}, `--fault "stale-share-state-write"`},
+		{[]string{"hunt", "--backend", "embedded", "--kafka-version", "4.2.2", "--out", out + "/u"}, "need --backend docker"},
+		{[]string{"hunt", "--backend", "docker", "--kafka-image", "no-such:1", "--budget", "1m", "--out", out + "/v"}, "no-such:1"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{nil, "Usage"},
 	}

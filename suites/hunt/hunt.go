@@ -135,6 +135,8 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	if o.Backend == "embedded" && len(o.Realizations) == 0 && o.TxnAcks == string(kip1289.ChoiceAuto) && slices.Contains(o.Modes, ctp.Transactional) {
 		o.Realizations = kip1289.RealizationNames()
 	}
+	_, statErr := os.Stat(o.Out)
+	created := os.IsNotExist(statErr)
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return Report{ExitCode: verdict.ExitUsage}, harness.Usagef("--out %s: %v", o.Out, err)
 	}
@@ -145,7 +147,15 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	h.run = func(ctx context.Context, dir string, seed int64, repeats int, only *Dimensions, trials ...Trial) (result.Result, error) {
 		return runTrials(ctx, o.Options, dir, seed, repeats, only, trials...)
 	}
-	return h.start(ctx)
+	rep, err := h.start(ctx)
+	var ue *harness.UsageError
+	if errors.As(err, &ue) && len(rep.Trials) == 0 && created {
+		// Nothing ran (a release or image the backend lacks, found by the
+		// first round's run): leave nothing behind.
+		_ = os.RemoveAll(o.Out)
+		rep.Dir = ""
+	}
+	return rep, err
 }
 
 // start runs the hunt h was set up for and writes its report.
