@@ -3,6 +3,8 @@ package hunt
 import (
 	"fmt"
 	"time"
+
+	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
 // A candidate is one simplification of a failing trial: a fault fewer, a
@@ -45,6 +47,11 @@ func candidates(t Trial) []candidate {
 	}
 	if w := t.Worker; w != nil {
 		add(fmt.Sprintf("without the worker arm (%s@%s)", w.Action, w.Point), func(c *Trial) { c.Worker = nil })
+		if w.Action == ctp.ActionStallOverlap {
+			// The overlap's follower (the worker that re-acquires and
+			// holds the records) is a part of its own.
+			add("a plain stall, no follower holding the records", func(c *Trial) { c.Worker.Action = ctp.ActionStall })
+		}
 		if w.FreshID {
 			add("the replacement on the same transactional id", func(c *Trial) { c.Worker.FreshID = false })
 		}
