@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sharechaos/sharechaos/scenarios"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
 func draws(seed uint64, n int) []Trial {
@@ -91,5 +92,25 @@ func TestDefaultMenuLeavesTheKnownBugsOut(t *testing.T) {
 		if !slices.Contains(menu, want) {
 			t.Errorf("%s not on the menu", want)
 		}
+	}
+}
+
+// An arm at after-acks makes the modes without acks in the transaction
+// N/A (the point never comes there), not UNKNOWN.
+func TestAfterAcksArmIsNotApplicableWithoutTxnAcks(t *testing.T) {
+	tr := Trial{Name: "hunt/a-1", Shape: Shape{Records: 100, Workers: 1, Batch: 1, Partitions: 1},
+		Worker: &WorkerArm{Point: ctp.PointAfterAcks, Action: ctp.ActionKill}}
+	cat, _, err := catalogOf("t.yaml", tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := cat.Lookup(tr.Name)
+	for _, m := range []ctp.AckMode{ctp.Explicit, ctp.Implicit} {
+		if s.ExpectFor(m).NotApplicable == "" {
+			t.Errorf("%s: not N/A", m)
+		}
+	}
+	if s.ExpectFor(ctp.Transactional).NotApplicable != "" {
+		t.Error("transactional: N/A")
 	}
 }
