@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -135,6 +136,15 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	if o.Backend == "embedded" && len(o.Realizations) == 0 && o.TxnAcks == string(kip1289.ChoiceAuto) && slices.Contains(o.Modes, ctp.Transactional) {
 		o.Realizations = kip1289.RealizationNames()
 	}
+	// What the backend cannot run leaves the menu before the first draw.
+	cannot, err := probeMenu(ctx, o, choice)
+	var ue *harness.UsageError
+	if errors.As(err, &ue) {
+		return Report{ExitCode: verdict.ExitUsage}, err
+	}
+	if err != nil {
+		o.Log.Warn("probe the backend's faults", "err", err)
+	}
 	_, statErr := os.Stat(o.Out)
 	created := os.IsNotExist(statErr)
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
@@ -143,12 +153,15 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	h := &hunter{o: o, rng: rand.New(rand.NewPCG(uint64(o.Seed), 0x68756e74)),
 		space: Space{Menu: slices.Clone(o.Menu), MaxFaults: o.MaxFaults},
 		rep: &Report{Seed: o.Seed, BudgetS: o.Budget.Seconds(), Backend: o.Backend, Started: time.Now(),
-			BackendWhy: choice.Why, Menu: slices.Clone(o.Menu), Dropped: map[string]string{}, Dir: o.Out, Env: replayEnv()}}
+			BackendWhy: choice.Why, Menu: slices.DeleteFunc(slices.Clone(o.Menu), func(m string) bool { _, no := cannot[m]; return no }), Dropped: map[string]string{}, Dir: o.Out, Env: replayEnv()}}
+	for m, why := range cannot {
+		h.space.without(m)
+		h.rep.Dropped[m] = why
+	}
 	h.run = func(ctx context.Context, dir string, seed int64, repeats int, only *Dimensions, trials ...Trial) (result.Result, error) {
 		return runTrials(ctx, o.Options, dir, seed, repeats, only, trials...)
 	}
 	rep, err := h.start(ctx)
-	var ue *harness.UsageError
 	if errors.As(err, &ue) && len(rep.Trials) == 0 && created {
 		// Nothing ran (a release or image the backend lacks, found by the
 		// first round's run): leave nothing behind.
@@ -166,7 +179,10 @@ func (h *hunter) start(ctx context.Context) (Report, error) {
 	}
 	h.say("hunt: backend %s (%s)", o.Backend, h.rep.BackendWhy)
 	h.say("hunt: seed %d, budget %s, backend %s, at most %d faults a trial, menu of %d cluster faults: %s",
-		o.Seed, o.Budget, o.Backend, o.MaxFaults, len(o.Menu), strings.Join(o.Menu, ", "))
+		o.Seed, o.Budget, o.Backend, o.MaxFaults, len(h.space.Menu), strings.Join(h.space.Menu, ", "))
+	if len(h.rep.Dropped) > 0 {
+		h.say("hunt: off the menu, the backend cannot run them: %s", strings.Join(slices.Sorted(maps.Keys(h.rep.Dropped)), ", "))
+	}
 	err := h.hunt(ctx)
 	h.rep.Interrupted = ctx.Err() != nil
 	h.rep.TookS = time.Since(h.rep.Started).Seconds()

@@ -52,6 +52,9 @@ func coverageOf(r *Report) Coverage {
 	for _, m := range r.Menu {
 		c.Faults[m] = Tried{}
 	}
+	for m := range r.Dropped {
+		c.Faults[m] = Tried{}
+	}
 	for _, o := range r.Trials {
 		c.Trials++
 		t := o.Trial
@@ -145,14 +148,11 @@ func Markdown(r Report) string {
 	p("")
 	p("Verdicts: %s.", countsLine(cov.Verdicts))
 	p("")
-	p("| cluster fault | drawn | schedule fired |")
-	p("|---|---:|---:|")
+	p("| cluster fault | drawn | schedule fired | off the menu |")
+	p("|---|---:|---:|---|")
 	for _, m := range slices.Sorted(maps.Keys(cov.Faults)) {
 		t := cov.Faults[m]
-		p("| %s | %d | %d |", m, t.Drawn, t.Fired)
-	}
-	for _, m := range slices.Sorted(maps.Keys(r.Dropped)) {
-		p("| %s (dropped: %s) | | |", m, r.Dropped[m])
+		p("| %s | %d | %d | %s |", m, t.Drawn, t.Fired, r.Dropped[m])
 	}
 	p("")
 	p("Worker arms: %s.", countsLine(cov.Arms))
