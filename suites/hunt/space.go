@@ -28,10 +28,14 @@ type Space struct {
 // and reaching the corners the rows use (one partition shared by every
 // worker, eight partitions for one worker, batches of one record).
 var (
-	drawRecords    = []int{200, 400, 800, 1600}
-	drawWorkers    = []int{1, 2, 3, 4}
-	drawBatch      = []int32{1, 2, 5, 10}
-	drawPartitions = []int32{1, 2, 4, 8}
+	drawRecords = []int{200, 400, 800, 1600}
+	// drawScheduleRecords: a schedule's steps, each acting and healing
+	// (a broker's restart takes 10-20 s) up to 6 s apart, need the load to
+	// last (the catalog's cluster rows run 1000-2000 records).
+	drawScheduleRecords = []int{1000, 2000, 4000}
+	drawWorkers         = []int{1, 2, 3, 4}
+	drawBatch           = []int32{1, 2, 5, 10}
+	drawPartitions      = []int32{1, 2, 4, 8}
 	// drawAfterLoad: when a schedule begins, as a fraction of the input.
 	drawAfterLoad = []float64{0.05, 0.1, 0.2, 0.3, 0.5}
 )
@@ -111,6 +115,7 @@ func (sp *Space) Draw(rng *rand.Rand) Trial {
 			s.Steps = append(s.Steps, st)
 		}
 		t.Schedule = s
+		t.Records = pick(rng, drawScheduleRecords)
 	}
 	return t
 }
