@@ -264,6 +264,9 @@ func (h *hunter) hunt(ctx context.Context) error {
 		if errors.As(err, &ue) {
 			return err
 		}
+		if err == nil && !slices.ContainsFunc(res.Runs, func(c result.Cell) bool { return c.Verdict != verdict.HarnessError }) {
+			err = fmt.Errorf("every cell of round %d was HARNESS-ERROR (%s)", round, firstReason(res.Runs))
+		}
 		if err != nil {
 			h.failed++
 			h.say("round %d: the backend failed: %v", round, err)
@@ -345,6 +348,10 @@ func (h *hunter) found(ctx context.Context, t Trial, c CellOutcome) error {
 	}
 	h.rep.Findings = append(h.rep.Findings, f)
 	i := len(h.rep.Findings)
+	if ctx.Err() != nil {
+		h.say("finding %d: %s %s: %s (not shrunk: interrupted)", i, t.Name, c.Dimensions, strings.Join(c.Anomalies, ", "))
+		return nil
+	}
 	if h.shrunk() >= h.o.Findings {
 		h.say("finding %d: %s %s: %s (not shrunk: --findings %d were)", i, t.Name, c.Dimensions, strings.Join(c.Anomalies, ", "), h.o.Findings)
 		return nil
@@ -403,4 +410,14 @@ func verdictsOf(cells []CellOutcome) string {
 		return "no cells"
 	}
 	return strings.Join(out, " · ")
+}
+
+// firstReason is the first cell's reason, for a round that judged nothing.
+func firstReason(cells []result.Cell) string {
+	for _, c := range cells {
+		if c.Reason != "" {
+			return c.Reason
+		}
+	}
+	return "no cells"
 }

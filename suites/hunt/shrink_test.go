@@ -201,3 +201,16 @@ func TestHuntOnACorrectSystemFindsNothing(t *testing.T) {
 		t.Fatalf("exit %d, %d findings, %d trials", rep.ExitCode, len(rep.Findings), rep.Coverage.Trials)
 	}
 }
+
+// A backend that fails every round stops the hunt after three, exit 4,
+// with no finding.
+func TestHuntStopsWhenTheBackendFailsEveryRound(t *testing.T) {
+	h := fakeHunter(t, func(tr Trial, n int) (int, string, verdict.Verdict) {
+		return 0, "", verdict.HarnessError
+	})
+	h.o.Budget = time.Hour
+	rep, err := h.start(context.Background())
+	if err == nil || rep.ExitCode != verdict.ExitHarnessError || len(rep.Findings) != 0 || rep.Coverage.Trials != 0 {
+		t.Fatalf("err %v, exit %d, %d findings, %d trials", err, rep.ExitCode, len(rep.Findings), rep.Coverage.Trials)
+	}
+}
