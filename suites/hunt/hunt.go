@@ -16,6 +16,7 @@ import (
 	"github.com/sharechaos/sharechaos/result"
 	"github.com/sharechaos/sharechaos/suites"
 	"github.com/sharechaos/sharechaos/suites/harness"
+	"github.com/sharechaos/sharechaos/suites/workerset"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
@@ -133,7 +134,12 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	o.Backend = choice.Name
 	// The reference broker speaks both realizations: the hunt runs both
 	// unless the user chose one.
-	if o.Backend == "embedded" && len(o.Realizations) == 0 && o.TxnAcks == string(kip1289.ChoiceAuto) && slices.Contains(o.Modes, ctp.Transactional) {
+	// The Java worker runs the ledger only.
+	switch {
+	case len(o.Realizations) > 0 || o.TxnAcks != string(kip1289.ChoiceAuto) || !slices.Contains(o.Modes, ctp.Transactional):
+	case slices.Contains(o.Clients, workerset.ClientJava):
+		o.Realizations = []string{kip1289.RealizationLedger}
+	case o.Backend == "embedded":
 		o.Realizations = kip1289.RealizationNames()
 	}
 	// What the backend cannot run leaves the menu before the first draw.
