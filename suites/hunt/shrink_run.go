@@ -71,9 +71,16 @@ func (h *hunter) shrink(ctx context.Context, i int, f Finding) (Shrink, error) {
 		s.Stopped = fmt.Sprintf("the trial as found failed in %d of %d replays, fewer than %d: its timing did not come again, nothing to shrink from", first.Failed, first.Replays, need(h.o.Replays))
 		return s, nil
 	}
+	// A cut that did not fail is not tried again on the smaller trials
+	// after it: a fault the failure needed stays needed (delta
+	// debugging's monotony), and each replay costs a cell's time.
+	needed := map[string]bool{}
 	for ctx.Err() == nil {
 		improved := false
 		for _, c := range candidates(cur) {
+			if needed[c.what] {
+				continue
+			}
 			if time.Now().After(deadline) {
 				s.Stopped = fmt.Sprintf("the shrink budget (%s) ended", h.o.ShrinkBudget)
 				return s, nil
@@ -88,6 +95,9 @@ func (h *hunter) shrink(ctx context.Context, i int, f Finding) (Shrink, error) {
 			}
 			st.Kept = st.Failed >= need(h.o.Replays)
 			s.Steps = append(s.Steps, st)
+			if !st.Kept {
+				needed[c.what] = true
+			}
 			if st.Kept {
 				cur = c.trial
 				s.Final, s.Failed, s.Replays, s.After = cur, st.Failed, st.Replays, measure(cur, secs)
