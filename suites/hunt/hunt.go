@@ -301,7 +301,7 @@ func (h *hunter) hunt(ctx context.Context) error {
 			}
 		}
 		if h.shrunk() >= h.o.Findings {
-			h.say("hunt: %d finding(s) shrunk, stopping", h.shrunk())
+			h.say("hunt: %d finding(s) made certain and shrunk, stopping", h.shrunk())
 			return nil
 		}
 	}
@@ -325,16 +325,20 @@ func (h *hunter) dropUnrunnable(t Trial, cells []CellOutcome) {
 	}
 }
 
-// shrunk is how many findings were shrunk.
+// shrunk is how many findings were made certain: shrunk from a trial
+// that failed in two thirds of its replays.
 func (h *hunter) shrunk() int {
 	n := 0
 	for _, f := range h.rep.Findings {
-		if f.Shrink != nil {
+		if f.certain() {
 			n++
 		}
 	}
 	return n
 }
+
+// certain: the finding's trial failed in two thirds of its replays.
+func (f Finding) certain() bool { return f.Shrink != nil && f.Shrink.Failed >= need(f.Shrink.Replays) }
 
 // found records an ANOMALY cell and shrinks it, unless it repeats an
 // earlier finding (the same anomalies in another mode of the same trial,
@@ -345,7 +349,10 @@ func (h *hunter) found(ctx context.Context, t Trial, c CellOutcome) error {
 	for i, e := range h.rep.Findings {
 		sameTrial := e.Trial.Name == t.Name
 		sameCell := e.Cell.Dimensions.String() == c.Dimensions.String()
-		if e.SameAs == 0 && (sameTrial || sameCell) && slices.Equal(e.Anomalies, c.Anomalies) {
+		// A finding whose replays did not fail often enough is no
+		// reason to pass by the same failure again: it gets its chance.
+		flaky := e.Shrink != nil && !e.certain()
+		if e.SameAs == 0 && !flaky && (sameTrial || sameCell) && slices.Equal(e.Anomalies, c.Anomalies) {
 			f.SameAs = i + 1
 			h.rep.Findings = append(h.rep.Findings, f)
 			h.say("finding %d: %s %s: %s, as finding %d", len(h.rep.Findings), t.Name, c.Dimensions, strings.Join(c.Anomalies, ", "), i+1)

@@ -214,3 +214,35 @@ func TestHuntStopsWhenTheBackendFailsEveryRound(t *testing.T) {
 		t.Fatalf("err %v, exit %d, %d findings, %d trials", err, rep.ExitCode, len(rep.Findings), rep.Coverage.Trials)
 	}
 }
+
+// A finding whose replays fail too seldom does not end the hunt: it goes
+// on to one it can make certain.
+func TestAFlakyFindingDoesNotEndTheHunt(t *testing.T) {
+	h := fakeHunter(t, func(tr Trial, n int) (int, string, verdict.Verdict) {
+		switch {
+		case tr.Worker != nil && tr.Worker.Action == ctp.ActionStall:
+			return min(1, n), verdict.AnomalyDuplicateUnexplained, verdict.Pass
+		case tr.Worker != nil && tr.Worker.Action == ctp.ActionStop:
+			return n, verdict.AnomalyDuplicateInOneDelivery, verdict.Pass
+		}
+		return 0, "", verdict.Pass
+	})
+	h.o.Budget = time.Hour
+	rep, err := h.start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := rep.Findings[len(rep.Findings)-1]
+	if !last.certain() || last.Anomalies[0] != verdict.AnomalyDuplicateInOneDelivery {
+		t.Fatalf("the hunt ended on %+v, want the certain stop finding", last)
+	}
+	flaky := 0
+	for _, f := range rep.Findings {
+		if f.Shrink != nil && !f.certain() {
+			flaky++
+		}
+	}
+	if flaky == 0 {
+		t.Error("no flaky finding recorded before the certain one (the deck deals stalls before the second stop)")
+	}
+}
