@@ -32,7 +32,7 @@ var (
 	// drawScheduleRecords: a schedule's steps, each acting and healing
 	// (a broker's restart takes 10-20 s) up to 6 s apart, need the load to
 	// last (the catalog's cluster rows run 1000-2000 records).
-	drawScheduleRecords = []int{1000, 2000, 4000}
+	drawScheduleRecords = []int{1000, 2000}
 	drawWorkers         = []int{1, 2, 3, 4}
 	drawBatch           = []int32{1, 2, 5, 10}
 	drawPartitions      = []int32{1, 2, 4, 8}
