@@ -20,10 +20,11 @@ func WriteBenchHTML(w io.Writer, b result.Bench, figs result.BenchFigures) error
 		B:       b,
 		Words:   b.Verdict.Words(),
 		Backend: backendWords(b.Backend, b.BackendWhy),
-		Load:    rateWords(b.Rate) + ", " + seconds(b.RepeatDurationS) + " per repeat",
+		Load:    ratesWords(b.Rates) + ", " + seconds(b.RepeatDurationS) + " per repeat",
 		Dur:     seconds(b.DurationS),
 		Modes:   strings.Join(b.Modes, ", "),
 		Tables:  benchTables(b),
+		Curves:  curveTables(b),
 		Total:   bench.TxnTotalDuration, Commit: bench.TxnCommitDuration, Dropped: bench.DroppedIterations,
 	}
 	if !b.Started.IsZero() {
@@ -56,6 +57,7 @@ type benchView struct {
 	Words, Backend, Load, Dur, Started string
 	Modes                              string
 	Tables                             []benchTable
+	Curves                             []cellTable
 	Figures                            []batchFigures
 	Warnings                           []string
 	// The metrics the repeats table shows (bench's names).
@@ -68,10 +70,12 @@ type batchFigures struct {
 }
 
 var benchTemplate = template.Must(template.New("bench").Funcs(templateFuncs).Funcs(template.FuncMap{
-	"r3":   func(f float64) string { return fmt.Sprintf("%g", round3(f)) },
-	"dash": dash,
-	"inc":  func(i int) int { return i + 1 },
-	"at":   func(m map[string]result.Percentiles, k string) result.Percentiles { return m[k] },
+	"r3":          func(f float64) string { return fmt.Sprintf("%g", round3(f)) },
+	"dash":        dash,
+	"inc":         func(i int) int { return i + 1 },
+	"at":          func(m map[string]result.Percentiles, k string) result.Percentiles { return m[k] },
+	"floorTable":  floorTable,
+	"curvesIntro": curvesIntro,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -96,6 +100,14 @@ var benchTemplate = template.Must(template.New("bench").Funcs(templateFuncs).Fun
 {{if .B.Command}}<tr><th>command</th><td><code>{{.B.Command}}</code></td></tr>{{end}}
 </table>
 <p>Each comparison is a Mann-Whitney U test (two-sided, alpha {{.B.Alpha}}) whose unit is one repeat: a mode's sample is the percentile of each of its repeats, so n = {{.B.Repeats}} per mode. "No significant difference" means p &ge; alpha; with fewer than 4 repeats a side no difference can reach 0.05 at all, and the table says so. Ratios are of the medians over repeats.</p>
+
+{{if .B.Floors}}{{with floorTable .B}}<h2 id="floor">{{.Title}}</h2>
+<p>One operation at a time on the bench's cluster, before the runs at each link latency: what a commit cannot go below.</p>
+{{template "cells" .}}{{end}}{{end}}
+{{if .Curves}}<h2 id="curves">Load curves</h2>
+<p>{{curvesIntro .B}} The plots are under each batch size's heading below.</p>
+{{range .Curves}}<h3>{{.Title}}</h3>
+{{template "cells" .}}{{end}}{{end}}
 
 <h2 id="comparison">Comparison</h2>
 {{range .Tables}}<h3>{{.Title}}</h3>
@@ -127,4 +139,8 @@ var benchTemplate = template.Must(template.New("bench").Funcs(templateFuncs).Fun
 {{end}}</table>{{end}}
 </body>
 </html>
+{{define "cells"}}<table><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
+{{if .Words}}<ul>{{range .Words}}<li>{{.}}</li>{{end}}</ul>{{end}}{{end}}
 `))

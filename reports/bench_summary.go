@@ -190,6 +190,18 @@ func rateWords(rate float64) string {
 	return strconv.FormatFloat(rate, 'f', -1, 64) + " transactions/s (open loop)"
 }
 
+// ratesWords says a bench's load: one rate, or the sweep's points.
+func ratesWords(rates []float64) string {
+	if len(rates) == 1 {
+		return rateWords(rates[0])
+	}
+	var words []string
+	for _, r := range rates {
+		words = append(words, rateWords(r))
+	}
+	return "a sweep: " + strings.Join(words, ", ")
+}
+
 // WriteBenchSummary writes a bench run's summary.md: the verdict, how the
 // numbers were made, then per metric and batch size the comparison table
 // (p50/p99 per mode as the median of its repeats, ratio of medians against the
@@ -212,7 +224,7 @@ func WriteBenchSummary(w io.Writer, b result.Bench) error {
 		p("| started | %s |\n", b.Started.Format(time.RFC3339))
 	}
 	p("| duration | %s |\n", seconds(b.DurationS))
-	p("| load | %s, %s per repeat |\n", rateWords(b.Rate), seconds(b.RepeatDurationS))
+	p("| load | %s, %s per repeat |\n", ratesWords(b.Rates), seconds(b.RepeatDurationS))
 	p("| repeats | %d per mode and batch size, modes interleaved |\n", b.Repeats)
 	p("| modes | %s (baseline: %s) |\n", md(strings.Join(b.Modes, ", ")), md(b.Baseline))
 	if b.HarnessOverhead > 0 {
@@ -226,6 +238,8 @@ func WriteBenchSummary(w io.Writer, b result.Bench) error {
 	}
 	p("\n")
 	p("Each comparison is a Mann-Whitney U test (two-sided, alpha %v) whose unit is one repeat: a mode's sample is the percentile of each of its repeats, so n = %d per mode. \"No significant difference\" means p >= alpha; with fewer than 4 repeats a side no difference can reach 0.05 at all, and the table says so. Ratios are of the medians over repeats.\n\n", b.Alpha, b.Repeats)
+
+	writeCellTables(bw, b)
 
 	tables := benchTables(b)
 	if len(tables) == 0 {
@@ -303,3 +317,37 @@ func WriteBenchSummary(w io.Writer, b result.Bench) error {
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// writeCellTables writes the floor and the load curves, when measured.
+func writeCellTables(w io.Writer, b result.Bench) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	table := func(t cellTable) {
+		p("| %s |\n|%s\n", strings.Join(t.Header, " | "), strings.Repeat("---|", len(t.Header)))
+		for _, r := range t.Rows {
+			cells := make([]string, len(r))
+			for i, c := range r {
+				cells[i] = md(c)
+			}
+			p("| %s |\n", strings.Join(cells, " | "))
+		}
+		p("\n")
+		for _, w := range t.Words {
+			p("- %s\n", md(w))
+		}
+		if len(t.Words) > 0 {
+			p("\n")
+		}
+	}
+	if len(b.Floors) > 0 {
+		t := floorTable(b)
+		p("## %s\n\nOne operation at a time on the bench's cluster, before the runs at each link latency: what a commit cannot go below.\n\n", t.Title)
+		table(t)
+	}
+	if len(b.Curves) > 0 {
+		p("## Load curves\n\n%s\n\n", curvesIntro(b))
+		for _, t := range curveTables(b) {
+			p("### %s\n\n", t.Title)
+			table(t)
+		}
+	}
+}

@@ -26,7 +26,7 @@ func sampleBench(t *testing.T) (result.Bench, result.BenchFigures) {
 	}{{"transactional", "ledger", 20 * time.Millisecond}, {"explicit", "", 10 * time.Millisecond}, {"implicit", "", 9 * time.Millisecond}}
 	b := result.Bench{
 		Verdict: verdict.Pass, Seed: 9, Started: started, DurationS: 120, Backend: "docker", BackendWhy: "engine answered",
-		Rate: 50, RepeatDurationS: 2, Repeats: 5, Modes: []string{"transactional", "explicit", "implicit"}, Batches: []int{1, 10},
+		Rates: []float64{50}, RepeatDurationS: 2, Repeats: 5, Modes: []string{"transactional", "explicit", "implicit"}, Batches: []int{1, 10},
 		Baseline: "explicit", Alpha: 0.05, HarnessOverhead: 0.97,
 	}
 	ths, err := bench.ParseThresholds([]string{"txn_total_duration: p(99)<1s", "txn_total_duration{mode:transactional}: p(50)<5ms"})
@@ -158,5 +158,55 @@ func TestBenchSummaryTooFewRepeats(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "too few repeats to tell (n=3+3") {
 		t.Fatalf("3 repeats must be called too few:\n%s", buf.String())
+	}
+}
+
+// TestBenchCurvesReported: a rate sweep's floor and curves are in
+// summary.md and report.html, and the curve figure is drawn.
+func TestBenchCurvesReported(t *testing.T) {
+	b, figs := sampleBench(t)
+	b.Rates, b.KeptTolerance = []float64{5, 50, 0}, 0.1
+	b.Floors = []result.BenchFloor{
+		{LinkLatency: "0s", Produce: result.Percentiles{Count: 200, P50: 1.5, P99: 4}, Txn: result.Percentiles{Count: 200, P50: 6, P99: 12}, TxnCommit: result.Percentiles{Count: 200, P50: 2.5, P99: 5}},
+		{LinkLatency: "20ms", Error: "the cluster did not answer"},
+	}
+	b.Curves = []result.BenchCurve{{Mode: "explicit", Batch: 10, SaturationTps: 5, MaxTps: 31, Words: "keeps 5 txn/s; at 50 txn/s commits 30.0 (60%); closed loop 31.0 txn/s",
+		Points: []result.CurvePoint{
+			{Rate: "5", TargetTps: 5, Repeats: 5, AchievedTps: 5, TotalP50Ms: 9, TotalP99Ms: 20, CommitP50Ms: 3, CommitP99Ms: 6, Kept: true, TotalXFloor: 1.5, CommitXFloor: 1.2},
+			{Rate: "50", TargetTps: 50, Repeats: 5, AchievedTps: 30, TotalP50Ms: 900, TotalP99Ms: 2000, CommitP50Ms: 30, CommitP99Ms: 60, Dropped: 400},
+			{Rate: "closed", Repeats: 5, AchievedTps: 31, TotalP50Ms: 60, TotalP99Ms: 90, CommitP50Ms: 25, CommitP99Ms: 50}}}}
+	figs[10] = append(figs[10], result.Figure{Title: "txn_total_duration against throughput, batch 10", YLabel: "ms",
+		Curves: []result.Curve{{Label: "explicit p50", Key: "explicit", Points: []result.CurveXY{{Tps: 5, ValueMs: 9}, {Tps: 30, ValueMs: 900}, {Tps: 31, ValueMs: 60}}}},
+		Levels: []result.Level{{Label: "floor: bare transaction p50", ValueMs: 6}}})
+	dir := t.TempDir()
+	if err := reports.WriteBench(dir, b, figs); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
+	for _, want := range []string{
+		"| load | a sweep: 5 transactions/s (open loop), 50 transactions/s (open loop), closed loop (as fast as possible), 2s per repeat |",
+		"## Floor: what the cluster costs",
+		"| 0s | 1.5 / 4 | 6 / 12 | 2.5 / 5 | 200 + 200 |",
+		"| 20ms | not measured: the cluster did not answer |",
+		"## Load curves", "committed at least 90% of it",
+		"### batch 10",
+		"| explicit | 5 | 5 | yes | 9 / 20 | 3 / 6 | 1.50x | 1.20x | 0 | 5 |",
+		"| explicit | 50 | 30 | no | 900 / 2000 | 30 / 60 | - | - | 400 | 5 |",
+		"| explicit | closed loop | 31 | - |",
+		"- explicit: keeps 5 txn/s; at 50 txn/s commits 30.0 (60%)",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("summary.md lacks %q", want)
+		}
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, "report.html"))
+	checkSelfContained(t, string(page))
+	for _, want := range []string{`<h2 id="floor">`, `<h2 id="curves">Load curves</h2>`, "<td>1.50x</td>", "against throughput, batch 10", "floor: bare transaction p50"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if n := strings.Count(string(page), "<svg"); n != 2*3+1 {
+		t.Errorf("%d SVGs, want the 6 of the sample and the curve", n)
 	}
 }

@@ -33,9 +33,12 @@ func RenderSVG(f result.Figure) (string, error) {
 	var p *plot.Plot
 	var err error
 	leg := plot.NewLegend()
-	if len(f.Spectra) > 0 {
+	switch {
+	case len(f.Curves) > 0:
+		p, err = curvePlot(f, &leg)
+	case len(f.Spectra) > 0:
 		p, err = spectrumPlot(f, &leg)
-	} else {
+	default:
 		p, err = timePlot(f, &leg)
 	}
 	if err != nil {

@@ -25,9 +25,9 @@ type Bench struct {
 	Cluster *ClusterInfo `json:"cluster,omitempty"`
 	// Interrupted is true when the bench was stopped (Ctrl-C) before it ended.
 	Interrupted bool `json:"interrupted,omitempty"`
-	// Rate is the target in transactions per second; 0 means closed loop (as
-	// fast as possible).
-	Rate float64 `json:"rate_tps"`
+	// Rates are the targets in transactions per second, the sweep's points
+	// in order; 0 means closed loop (as fast as possible).
+	Rates []float64 `json:"rates_tps"`
 	// RepeatDurationS is each repeat's load duration.
 	RepeatDurationS float64  `json:"repeat_duration_s"`
 	Repeats         int      `json:"repeats"`
@@ -39,7 +39,14 @@ type Bench struct {
 	Alpha  float64           `json:"alpha"`
 	Config map[string]string `json:"config,omitempty"`
 	// Runs are the repeats in the order they ran (modes interleaved).
-	Runs        []BenchRun        `json:"runs"`
+	Runs []BenchRun `json:"runs"`
+	// Curves: each mode's latency against its throughput over the rate
+	// sweep (more than one rate only); KeptTolerance is how far below its
+	// target a rate may fall and still count as kept (0.1: 10%).
+	Curves        []BenchCurve `json:"curves,omitempty"`
+	KeptTolerance float64      `json:"kept_tolerance,omitempty"`
+	// Floors: the cluster's own cost per link latency (BenchFloor).
+	Floors      []BenchFloor      `json:"floors,omitempty"`
 	Comparisons []BenchComparison `json:"comparisons"`
 	Thresholds  []ThresholdResult `json:"thresholds,omitempty"`
 	// HarnessOverhead is the suite's own cost: the instrumented loop's
@@ -63,8 +70,11 @@ type BenchRun struct {
 	// link ("0s": none). Zero values: not swept.
 	Partitions  int    `json:"partitions,omitempty"`
 	LinkLatency string `json:"link_latency,omitempty"`
-	Repeat      int    `json:"repeat"`
-	Seed        int64  `json:"seed"`
+	// Rate is the sweep point's target rate ("20" transactions per second,
+	// "closed" for the closed loop); "" when not swept.
+	Rate   string `json:"rate,omitempty"`
+	Repeat int    `json:"repeat"`
+	Seed   int64  `json:"seed"`
 	// Started is when this repeat's load began: time figures start there.
 	Started   time.Time `json:"started"`
 	DurationS float64   `json:"duration_s"`
@@ -87,6 +97,7 @@ type BenchComparison struct {
 	// Partitions and LinkLatency: the sweep point, as in BenchRun.
 	Partitions  int    `json:"partitions,omitempty"`
 	LinkLatency string `json:"link_latency,omitempty"`
+	Rate        string `json:"rate,omitempty"`
 	Metric      string `json:"metric"`
 	Percentile  string `json:"percentile"`
 	Baseline    string `json:"baseline"`
@@ -137,13 +148,20 @@ func (r BenchRun) Label() string {
 
 // Point names the sweep point beside the batch size ("link latency 5ms, 4
 // partitions"); "" when neither was set.
-func (r BenchRun) Point() string { return sweepPoint(r.LinkLatency, r.Partitions) }
+func (r BenchRun) Point() string { return sweepPoint(r.LinkLatency, r.Partitions, r.Rate) }
 
 // Point names the comparison's sweep point like BenchRun.Point.
-func (c BenchComparison) Point() string { return sweepPoint(c.LinkLatency, c.Partitions) }
+func (c BenchComparison) Point() string { return sweepPoint(c.LinkLatency, c.Partitions, c.Rate) }
 
-func sweepPoint(latency string, partitions int) string {
+func sweepPoint(latency string, partitions int, rate string) string {
 	var parts []string
+	switch rate {
+	case "":
+	case "closed":
+		parts = append(parts, "closed loop")
+	default:
+		parts = append(parts, rate+" txn/s")
+	}
 	if latency != "" {
 		parts = append(parts, "link latency "+latency)
 	}

@@ -8,7 +8,9 @@ import "time"
 //
 // A figure with Spectra is a percentile spectrum (x: percentile on a log scale of
 // 1/(1-p), y: milliseconds); a figure with Series is a plot over time (x: seconds
-// since the start of the run, y: YLabel) on which Shades are drawn as grey bands.
+// since the start of the run, y: YLabel) on which Shades are drawn as grey bands;
+// a figure with Curves is latency against throughput (x: transactions per
+// second achieved, y: milliseconds on a log scale) with Levels drawn across.
 type Figure struct {
 	Title  string
 	YLabel string
@@ -18,6 +20,28 @@ type Figure struct {
 	Series []TimeSeries
 	// Shades are time windows to shade on a time figure (fault windows).
 	Shades []Shade
+	// Curves: one line each, a value against throughput (a rate sweep).
+	Curves []Curve
+	// Levels are horizontal reference lines on a curve figure (a floor).
+	Levels []Level
+}
+
+// Curve is one line of a curve figure, a point per rate of the sweep.
+type Curve struct {
+	Label string
+	// Key picks the line's colour (a mode; default Label).
+	Key    string
+	Dashed bool
+	Points []CurveXY
+}
+
+// CurveXY is one point of a curve: throughput and value.
+type CurveXY struct{ Tps, ValueMs float64 }
+
+// Level is a horizontal line across a curve figure.
+type Level struct {
+	Label   string
+	ValueMs float64
 }
 
 // Spectrum is one line of a percentile-spectrum plot.

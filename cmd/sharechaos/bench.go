@@ -47,6 +47,7 @@ type benchFlags struct {
 	o                              benchrun.Options
 	lists                          harness.CommonLists
 	batches, partitions, latencies harness.ListFlag
+	rates                          harness.ListFlag
 	verbose                        bool
 }
 
@@ -66,7 +67,7 @@ func newBenchCmd(rawArgs []string) *cobra.Command {
 	fs := cmd.Flags()
 	o := &bf.o
 	o.Common.Register(fs, &bf.lists)
-	fs.Float64Var(&o.Rate, "rate", benchrun.DefaultBenchRate, "target transactions per second over all workers; 0 = closed loop (as fast as possible)")
+	fs.Var(&bf.rates, "rate", "target transactions per second over all workers, repeated or comma-separated from low to high: one curve per mode; 0 = closed loop (as fast as possible), last (default: 20)")
 	fs.DurationVar(&o.Duration, "duration", benchrun.DefaultBenchDuration, "measured load per run")
 	fs.DurationVar(&o.Warmup, "warmup", benchrun.DefaultBenchWarmup, "load before each run's measurement, left out of every figure")
 	fs.IntVar(&o.Repeats, "repeats", benchrun.DefaultBenchRepeats, "runs per mode at each batch size (the U test needs 4 to reach p<0.05)")
@@ -123,6 +124,13 @@ func benchRun(cmd *cobra.Command, bf *benchFlags, rawArgs []string, stdout, stde
 	if o.Partitions, err = intList("partitions", partitions); err != nil {
 		return usage("%v", err)
 	}
+	for _, r := range bf.rates {
+		v, err := strconv.ParseFloat(r, 64)
+		if err != nil {
+			return usage("--rate %q: want transactions per second, such as 5, 20 or 0 (closed loop)", r)
+		}
+		o.Rates = append(o.Rates, v)
+	}
 	for _, l := range latencies {
 		d, err := time.ParseDuration(l)
 		if err != nil {
@@ -174,6 +182,9 @@ func benchRun(cmd *cobra.Command, bf *benchFlags, rawArgs []string, stdout, stde
 		if res.HarnessOverheadWhy != "" {
 			fmt.Fprintf(stdout, "harness overhead, why: %s\n", res.HarnessOverheadWhy)
 		}
+	}
+	for _, line := range benchrun.CurveLines(res) {
+		fmt.Fprintln(stdout, line)
 	}
 	fmt.Fprintf(stdout, "report: %s\n", filepath.Join(o.Out, benchrun.ReportFile(o)))
 	return res.ExitCode

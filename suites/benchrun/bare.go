@@ -76,6 +76,7 @@ type bareSample struct {
 // cluster.
 type bareSide struct {
 	env       *benchEnv
+	plan      benchPlan
 	processed atomic.Int64
 	workers   []*bareWorker
 	failed    atomic.Int64
@@ -85,7 +86,7 @@ type bareSide struct {
 // openBareSide sets up a bare side; cleanup is never nil and must be called.
 func openBareSide(ctx context.Context, env *benchEnv, p benchPlan, suffix string) (*bareSide, func(), error) {
 	o := env.o
-	b := &bareSide{env: env}
+	b := &bareSide{env: env, plan: p}
 	var undo []func()
 	cleanup := func() {
 		for i := len(undo) - 1; i >= 0; i-- {
@@ -97,7 +98,7 @@ func openBareSide(ctx context.Context, env *benchEnv, p benchPlan, suffix string
 		return b, cleanup, err
 	}
 	undo = append(undo, func() { dropTopology(ctx, env, topo) })
-	feed, err := newFeeder(env.c, topo.InputTopic, planInput(o, p.batch), &b.processed)
+	feed, err := newFeeder(env.c, topo.InputTopic, planInput(o, p.batch, p.point.rate), &b.processed)
 	if err != nil {
 		return b, cleanup, err
 	}
@@ -151,7 +152,7 @@ func (b *bareSide) drive(ctx context.Context, start time.Time, d time.Duration, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := w.loop(ctx, bareSchedule{start: start, worker: i, workers: len(b.workers), rate: b.env.o.Rate,
+			s := w.loop(ctx, bareSchedule{start: start, worker: i, workers: len(b.workers), rate: b.plan.point.rate,
 				measureFrom: from, end: end}, &b.processed, &b.failed, &b.dropped)
 			mu.Lock()
 			for _, x := range s {
@@ -275,7 +276,7 @@ func runPaired(ctx context.Context, env *benchEnv, p benchPlan, dir string, res 
 			defer wg.Done()
 			insErr = side(false, d, measure)
 		}()
-		start := time.Now().Add(time.Duration(float64(time.Second) / (2 * o.Rate)))
+		start := time.Now().Add(time.Duration(float64(time.Second) / (2 * p.point.rate)))
 		s := b.drive(ctx, start, d, measure)
 		if measure {
 			samples = append(samples, s...)
@@ -301,7 +302,7 @@ func runPaired(ctx context.Context, env *benchEnv, p benchPlan, dir string, res 
 		return nil
 	}
 	load := together
-	if o.Rate <= 0 {
+	if p.point.rate <= 0 {
 		load = alternate
 	}
 	if o.Warmup > 0 {

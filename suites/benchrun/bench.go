@@ -54,7 +54,7 @@ func Run(ctx context.Context, o Options) (result.Bench, error) {
 		return result.Bench{ExitCode: verdict.ExitUsage}, err
 	}
 	runID := harness.RunID(o.Seed, started)
-	b := result.Bench{Seed: o.Seed, Started: started.UTC(), Command: o.Command, Rate: o.Rate,
+	b := result.Bench{Seed: o.Seed, Started: started.UTC(), Command: o.Command, Rates: o.Rates,
 		RepeatDurationS: o.Duration.Seconds(), Repeats: o.Repeats, Batches: o.Batches, Alpha: o.Alpha,
 		Runs: []result.BenchRun{}, Comparisons: []result.BenchComparison{}}
 	fmt.Fprintf(o.Progress, "sharechaos bench: seed %d, out %s\n", o.Seed, o.Out)
@@ -129,6 +129,9 @@ func Run(ctx context.Context, o Options) (result.Bench, error) {
 				break
 			}
 			latency = p.point.latency
+			f := measureFloor(ctx, env, latency)
+			b.Floors = append(b.Floors, f)
+			fmt.Fprintln(o.Progress, floorLine(f))
 		}
 		dir := filepath.Join(o.Out, "runs", p.dirName())
 		r := runOne(ctx, env, p, dir)
@@ -247,34 +250,40 @@ func planBench(ctx context.Context, o *Options, env *benchEnv) ([]benchPlan, []s
 	first := true
 	for _, lat := range o.Latencies {
 		for _, parts := range o.Partitions {
-			pt := benchPoint{partitions: parts, latency: lat}
-			for _, batch := range o.Batches {
-				for rep := 1; rep <= o.Repeats; rep++ {
-					for _, m := range modes {
-						if m != ctp.Transactional {
-							add(benchPlan{point: pt, batch: batch, repeat: rep, mode: m})
-							continue
-						}
-						// Each realization is one more interleaved mode.
-						for _, r := range realizations {
-							add(benchPlan{point: pt, batch: batch, repeat: rep, mode: m, realization: r})
-						}
-					}
-					// The bare loop is one more interleaved "mode" at the first
-					// sweep point, so its repeats compare with explicit's like
-					// any mode's; its ProduceSync variant runs once per batch.
-					if overhead && first {
-						add(benchPlan{point: pt, batch: batch, repeat: rep, mode: ctp.Explicit, bare: true})
-						if rep == 1 {
-							add(benchPlan{point: pt, batch: batch, repeat: rep, mode: ctp.Explicit, bare: true, bareSync: true})
-						}
-					}
-				}
+			for _, rate := range o.Rates {
+				planPoint(o, benchPoint{partitions: parts, latency: lat, rate: rate}, modes, realizations, overhead && first, add)
+				first = false
 			}
-			first = false
 		}
 	}
 	return plans, notes, nil
+}
+
+// planPoint adds one sweep point's runs: for each batch size and repeat,
+// every mode once (each realization one more mode), interleaved. With
+// overhead (the first sweep point only) the bare loop is one more
+// interleaved "mode", so its repeats compare with explicit's like any
+// mode's; its ProduceSync variant runs once per batch.
+func planPoint(o *Options, pt benchPoint, modes []ctp.AckMode, realizations []string, overhead bool, add func(benchPlan)) {
+	for _, batch := range o.Batches {
+		for rep := 1; rep <= o.Repeats; rep++ {
+			for _, m := range modes {
+				if m != ctp.Transactional {
+					add(benchPlan{point: pt, batch: batch, repeat: rep, mode: m})
+					continue
+				}
+				for _, r := range realizations {
+					add(benchPlan{point: pt, batch: batch, repeat: rep, mode: m, realization: r})
+				}
+			}
+			if overhead {
+				add(benchPlan{point: pt, batch: batch, repeat: rep, mode: ctp.Explicit, bare: true})
+				if rep == 1 {
+					add(benchPlan{point: pt, batch: batch, repeat: rep, mode: ctp.Explicit, bare: true, bareSync: true})
+				}
+			}
+		}
+	}
 }
 
 // benchModeLabels lists the mode labels in run order.
@@ -342,6 +351,15 @@ func progressLine(i, n int, r benchResult) string {
 	return line
 }
 
+// rateList spells the rates as the flag takes them: "5,20,50,0".
+func rateList(rates []float64) string {
+	s := make([]string, len(rates))
+	for i, r := range rates {
+		s[i] = strconv.FormatFloat(r, 'f', -1, 64)
+	}
+	return strings.Join(s, ",")
+}
+
 // clientWords says where the bench's workers ran: in process on franz-go,
 // or each a process of another client stepped by the driver.
 func clientWords(clients []string) string {
@@ -367,7 +385,7 @@ func (o *Options) config(c cluster.Cluster) map[string]string {
 		linkSemantics = "in-process toxiproxy on every client link, broker-to-client direction only: a round trip gains the latency once"
 	}
 	m := map[string]string{
-		"rate":                strconv.FormatFloat(o.Rate, 'f', -1, 64) + " txn/s over all workers (0: closed loop)",
+		"rate":                rateList(o.Rates) + " txn/s over all workers (0: closed loop)",
 		"duration":            o.Duration.String() + " measured per run",
 		"warmup":              o.Warmup.String() + " per run at the same rate, left out of every figure",
 		"workers":             strconv.Itoa(o.Workers) + " CTP workers per run, each under its own open-loop driver at rate/workers, schedules staggered",

@@ -28,7 +28,7 @@ func TestBenchEmbedded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an embedded cluster; skipped with -short")
 	}
-	b := runBench(t, Options{Common: harness.Common{Backend: "embedded", TxnAcks: "ledger", Seed: 5, Thresholds: []string{"txn_total_duration: p(99)<60s", "dropped_iterations{mode:explicit}: count<1000000"}}, Rate: 20, Duration: 3 * time.Second, Warmup: time.Second, Repeats: 2, Batches: []int{1, 10}, Workers: 2, Overhead: true})
+	b := runBench(t, Options{Common: harness.Common{Backend: "embedded", TxnAcks: "ledger", Seed: 5, Thresholds: []string{"txn_total_duration: p(99)<60s", "dropped_iterations{mode:explicit}: count<1000000"}}, Rates: []float64{20}, Duration: 3 * time.Second, Warmup: time.Second, Repeats: 2, Batches: []int{1, 10}, Workers: 2, Overhead: true})
 	dir := b.dir
 	if b.Verdict != verdict.Pass || b.ExitCode != 0 {
 		t.Fatalf("verdict %s exit %d, want PASS 0; thresholds %+v notes %v", b.Verdict, b.ExitCode, b.Thresholds, b.Notes)
@@ -161,7 +161,7 @@ func TestBenchStallRaisesCorrectedPercentiles(t *testing.T) {
 		t.Skip("starts an embedded cluster; skipped with -short")
 	}
 	const stall = time.Second
-	o := Options{Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{ctp.Explicit}, Seed: 9}, Rate: 20, Duration: 4 * time.Second, Warmup: time.Second, Repeats: 1, Batches: []int{1}, Workers: 1}
+	o := Options{Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{ctp.Explicit}, Seed: 9}, Rates: []float64{20}, Duration: 4 * time.Second, Warmup: time.Second, Repeats: 1, Batches: []int{1}, Workers: 1}
 	o.testStall.after, o.testStall.d = time.Second, stall
 	b := runBench(t, o)
 	if len(b.Runs) != 1 || b.Runs[0].Error != "" {
@@ -196,7 +196,7 @@ func TestBenchThresholdFails(t *testing.T) {
 		t.Skip("starts an embedded cluster; skipped with -short")
 	}
 	b := runBench(t, Options{Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{ctp.Explicit, ctp.Implicit}, Seed: 3, Thresholds: []string{"txn_commit_duration: p(99)<1us", "txn_total_duration: p(50)<60s",
-		"share_ack_duration{mode:explicit}: max<60s"}}, Rate: 20, Duration: 2 * time.Second, Repeats: 1, Batches: []int{1}, Workers: 1})
+		"share_ack_duration{mode:explicit}: max<60s"}}, Rates: []float64{20}, Duration: 2 * time.Second, Repeats: 1, Batches: []int{1}, Workers: 1})
 	if b.Verdict != verdict.ThresholdFailed || b.ExitCode != verdict.ExitThresholdFailed {
 		t.Fatalf("verdict %s exit %d, want THRESHOLD-FAILED 3", b.Verdict, b.ExitCode)
 	}
@@ -231,7 +231,10 @@ func TestBenchUsageErrors(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{Options{Rate: -1}, "--rate"},
+		{Options{Rates: []float64{-1}}, "--rate"},
+		{Options{Rates: []float64{0, 5}}, "the sweep's last point"},
+		{Options{Rates: []float64{20, 5}}, "from low to high"},
+		{Options{Rates: []float64{5, 5}}, "each once"},
 		{Options{Common: harness.Common{Thresholds: []string{"no_such_metric: p(99)<1s"}}}, `unknown metric "no_such_metric"`},
 		{Options{Batches: []int{0}}, "--batch 0"},
 		{Options{Common: harness.Common{Modes: []ctp.AckMode{"sometimes"}}}, `--mode "sometimes"`},
@@ -273,18 +276,18 @@ func TestBenchUsageErrors(t *testing.T) {
 }
 
 func TestPlanInput(t *testing.T) {
-	o := Options{Rate: 20, Duration: 10 * time.Second, Warmup: 3 * time.Second, Workers: 2, MaxInput: 400_000}
-	p := planInput(&o, 100)
+	o := Options{Duration: 10 * time.Second, Warmup: 3 * time.Second, Workers: 2, MaxInput: 400_000}
+	p := planInput(&o, 100, 20)
 	// 20/s x 13 s x 100 = 26000, +25% = 32500, + 4 batches x 2 workers.
 	if p.initial != 33300 || p.lowWater != 0 || p.capped {
 		t.Errorf("open loop: %+v, want 33300 records and no top-up", p)
 	}
 	o.MaxInput = 10_000
-	if p := planInput(&o, 100); p.initial != 10_000 || !p.capped || p.lowWater == 0 {
+	if p := planInput(&o, 100, 20); p.initial != 10_000 || !p.capped || p.lowWater == 0 {
 		t.Errorf("capped open loop: %+v, want the cap and a top-up", p)
 	}
-	o.Rate, o.MaxInput = 0, 400_000
-	if p := planInput(&o, 10); p.initial < p.lowWater || p.lowWater == 0 || p.refill == 0 {
+	o.MaxInput = 400_000
+	if p := planInput(&o, 10, 0); p.initial < p.lowWater || p.lowWater == 0 || p.refill == 0 {
 		t.Errorf("closed loop: %+v, want a top-up", p)
 	}
 }

@@ -30,7 +30,7 @@ func TestBenchClients(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "bench")
 	o := Options{Common: harness.Common{Backend: "embedded", Modes: []ctp.AckMode{ctp.Explicit}, Seed: 24, Out: out,
 		Clients: []string{workerset.ClientGo, workerset.ClientJava}},
-		Rate: 20, Duration: 2 * time.Second, Warmup: time.Second, Repeats: 2, Batches: []int{10}, Workers: 2}
+		Rates: []float64{20}, Duration: 2 * time.Second, Warmup: time.Second, Repeats: 2, Batches: []int{10}, Workers: 2}
 	if testing.Verbose() {
 		o.Progress = testWriter{t}
 	}

@@ -33,10 +33,10 @@ type inputPlan struct {
 	capped           bool
 }
 
-func planInput(o *Options, batch int) inputPlan {
+func planInput(o *Options, batch int, rate float64) inputPlan {
 	inFlight := 4 * batch * o.Workers
-	if o.Rate > 0 {
-		need := int(math.Ceil(o.Rate * (o.Warmup + o.Duration).Seconds() * float64(batch)))
+	if rate > 0 {
+		need := int(math.Ceil(rate * (o.Warmup + o.Duration).Seconds() * float64(batch)))
 		want := need + need/4 + inFlight
 		if want <= o.MaxInput {
 			return inputPlan{initial: want}

@@ -1,6 +1,7 @@
 package benchrun
 
 import (
+	"math"
 	"time"
 
 	"github.com/sharechaos/sharechaos/bench"
@@ -13,9 +14,10 @@ import (
 // repeat, mode); the modes interleave inside each (point, batch, repeat).
 type Options struct {
 	harness.Common
-	// Rate is the target in transactions per second over all workers; 0 runs
-	// closed loop (each worker as fast as it can).
-	Rate float64
+	// Rates are the targets in transactions per second over all workers, a
+	// sweep from low to high; 0 runs closed loop (each worker as fast as it
+	// can), only as the last point: the load the mode sustains at most.
+	Rates []float64
 	// Duration is each run's measured load; Warmup runs before it at the same
 	// rate and is left out of every histogram and counter.
 	Duration time.Duration
@@ -28,7 +30,7 @@ type Options struct {
 	Partitions []int
 	// Latencies toxiproxy adds to every link: a sweep; 0 is none.
 	Latencies []time.Duration
-	// Workers are the in-process CTP workers per run, each driven at Rate/Workers.
+	// Workers are the in-process CTP workers per run, each driven at rate/Workers.
 	Workers int
 	// Fault names a cluster-fault scenario of the catalog injected once
 	// during each run's measurement; "" for none.
@@ -64,6 +66,9 @@ const (
 // withDefaults returns o with every zero field set.
 func (o Options) withDefaults() Options {
 	o.Common = o.Common.WithDefaults()
+	if len(o.Rates) == 0 {
+		o.Rates = []float64{DefaultBenchRate}
+	}
 	if o.Duration == 0 {
 		o.Duration = DefaultBenchDuration
 	}
@@ -102,8 +107,15 @@ func (o Options) validate() error {
 	if err := o.Common.Validate(); err != nil {
 		return err
 	}
-	if o.Rate < 0 {
-		return usagef("--rate %v: want transactions per second, or 0 for a closed loop", o.Rate)
+	for i, r := range o.Rates {
+		switch {
+		case r < 0 || math.IsNaN(r) || math.IsInf(r, 0):
+			return usagef("--rate %v: want transactions per second, or 0 for a closed loop", r)
+		case r == 0 && i < len(o.Rates)-1:
+			return usagef("--rate %v: 0 (closed loop, as fast as the mode goes) is the sweep's last point, after every open-loop rate", o.Rates)
+		case i > 0 && o.Rates[i-1] > 0 && r > 0 && r <= o.Rates[i-1]:
+			return usagef("--rate %v: want the rates from low to high, each once (0, closed loop, last)", o.Rates)
+		}
 	}
 	if o.Duration <= 0 {
 		return usagef("--duration %v: want a positive duration", o.Duration)
@@ -171,5 +183,5 @@ var usagef = harness.Usagef
 const benchTxnTimeout = 10 * time.Second
 
 // sweeps says whether the bench has more than one sweep point (link latency x
-// partitions).
-func (o *Options) sweeps() bool { return len(o.Latencies)*len(o.Partitions) > 1 }
+// partitions x rate).
+func (o *Options) sweeps() bool { return len(o.Latencies)*len(o.Partitions)*len(o.Rates) > 1 }

@@ -56,7 +56,7 @@ func summarizeBench(o *Options, b *result.Bench, results []benchResult, ts bench
 				continue // e.g. share_ack_duration of implicit mode: it has none
 			}
 			if len(points) > 1 {
-				row.Partitions, row.LinkLatency = pt.partitions, pt.latency.String()
+				row.Partitions, row.LinkLatency, row.Rate = pt.partitions, pt.latency.String(), rateName(pt.rate)
 			}
 			b.Comparisons = append(b.Comparisons, row)
 		}
@@ -110,8 +110,11 @@ func summarizeBench(o *Options, b *result.Bench, results []benchResult, ts bench
 	}
 
 	b.HarnessOverhead = harnessOverhead(b, results, o)
+	if len(o.Rates) > 1 || len(b.Floors) > 0 {
+		b.Curves, b.KeptTolerance = benchCurves(measured, o.Rates, b.Floors, len(o.Latencies)*len(o.Partitions) > 1), keptTolerance
+	}
 
-	figs := result.BenchFigures{}
+	figs := curveFigures(b.Curves, b.Floors)
 	for _, pt := range points {
 		var reps, e2e []bench.Repeat
 		for _, r := range measured {
@@ -173,7 +176,15 @@ func runsAt(rs []benchResult, pt benchPoint) []result.BenchRun {
 }
 
 func pointWords(pt benchPoint) string {
-	return fmt.Sprintf("link latency %s, %d partitions", pt.latency, pt.partitions)
+	return fmt.Sprintf("link latency %s, %d partitions, %s", pt.latency, pt.partitions, rateWords(pt.rate))
+}
+
+// rateWords says a rate for people: "20 txn/s", "closed loop".
+func rateWords(rate float64) string {
+	if rate <= 0 {
+		return "closed loop"
+	}
+	return rateName(rate) + " txn/s"
 }
 
 // resultGroup is every repeat of one mode at one batch size and sweep point,
@@ -220,7 +231,14 @@ func groupResults(rs []benchResult) []*resultGroup {
 // that is not in the poll or the pacing), and returns the median of the
 // per-batch figures; 0 when not measured.
 func harnessOverhead(b *result.Bench, results []benchResult, o *Options) float64 {
-	alpha, closed := o.Alpha, o.Rate <= 0
+	// The bare loop runs at the first sweep point only (planPoint).
+	alpha, closed := o.Alpha, false
+	for _, r := range results {
+		if r.plan.bare {
+			closed = r.plan.point.rate <= 0
+			break
+		}
+	}
 	pairing := "the two loops at once, their ticks interleaved"
 	if closed {
 		pairing = "the two loops in turn, " + pairSlice.String() + " slices"

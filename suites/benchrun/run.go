@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,10 +41,23 @@ type benchEnv struct {
 type benchPoint struct {
 	partitions int
 	latency    time.Duration
+	// rate is the target in transactions per second over all workers; 0 is
+	// the closed loop.
+	rate float64
 }
 
-// name is the point in file names: "lat5ms-p4".
-func (p benchPoint) name() string { return fmt.Sprintf("lat%s-p%d", p.latency, p.partitions) }
+// name is the point in file names: "lat5ms-p4-r20", "lat0s-p4-closed".
+func (p benchPoint) name() string {
+	return fmt.Sprintf("lat%s-p%d-%s", p.latency, p.partitions, rateName(p.rate))
+}
+
+// rateName spells a rate in file names and tags: "20", "2.5", "closed".
+func rateName(rate float64) string {
+	if rate <= 0 {
+		return "closed"
+	}
+	return strconv.FormatFloat(rate, 'f', -1, 64)
+}
 
 // benchPlan is one run of the bench.
 type benchPlan struct {
@@ -118,7 +132,7 @@ func runOne(ctx context.Context, env *benchEnv, p benchPlan, dir string) benchRe
 	// The sweep point is named only when there is more than one (the
 	// settings hold the single values otherwise), so tables stay plain.
 	if env.o.sweeps() {
-		res.run.Partitions, res.run.LinkLatency = p.point.partitions, p.point.latency.String()
+		res.run.Partitions, res.run.LinkLatency, res.run.Rate = p.point.partitions, p.point.latency.String(), rateName(p.point.rate)
 	}
 	if p.bare {
 		return runBare(ctx, env, p, dir, res)
@@ -237,7 +251,7 @@ func (r *benchRunner) prepare(ctx context.Context, suffix string) (cleanup func(
 	}
 	undo = append(undo, func() { dropTopology(ctx, r.env, topo) })
 	r.topo = topo
-	feed, err := newFeeder(r.env.c, topo.InputTopic, planInput(o, r.plan.batch), &r.processed)
+	feed, err := newFeeder(r.env.c, topo.InputTopic, planInput(o, r.plan.batch, r.plan.point.rate), &r.processed)
 	if err != nil {
 		return cleanup, r.harnessErr(err)
 	}
@@ -334,11 +348,11 @@ func benchWorkerConfig(env *benchEnv, topo ctp.Topology, plan benchPlan, slot in
 	}
 }
 
-// drive runs every worker under its own Driver at Rate/Workers for d, the
+// drive runs every worker under its own Driver at rate/Workers for d, the
 // workers' schedules staggered by one interval of the total rate, so
 // transactions start evenly spread rather than in bursts of Workers.
 func (r *benchRunner) drive(ctx context.Context, workers []*benchWorker, rec *bench.Recorder, d time.Duration, measure bool) (bench.DriverStats, error) {
-	o := r.env.o
+	rate := r.plan.point.rate
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
@@ -348,9 +362,9 @@ func (r *benchRunner) drive(ctx context.Context, workers []*benchWorker, rec *be
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sched := bench.Schedule{Rate: o.Rate / float64(len(workers)), Duration: d}
-			if o.Rate > 0 && i > 0 {
-				offset := time.Duration(float64(i) * float64(time.Second) / o.Rate)
+			sched := bench.Schedule{Rate: rate / float64(len(workers)), Duration: d}
+			if rate > 0 && i > 0 {
+				offset := time.Duration(float64(i) * float64(time.Second) / rate)
 				select {
 				case <-ctx.Done():
 					return
@@ -464,7 +478,7 @@ func (r *benchRunner) startFault(ctx context.Context) func() error {
 	fctx, cancel := context.WithCancel(ctx)
 	var ferr error
 	done := make(chan struct{})
-	expected := int64(r.env.o.Rate * r.env.o.Duration.Seconds() * float64(r.plan.batch))
+	expected := int64(r.plan.point.rate * r.env.o.Duration.Seconds() * float64(r.plan.batch))
 	go func() {
 		defer close(done)
 		env := faults.Env{Name: f.Name, Cluster: r.env.c, Topology: r.topo, Workers: r.env.o.Workers, Rand: rand.New(rand.NewPCG(uint64(r.plan.seed), uint64(r.plan.index))),
