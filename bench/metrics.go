@@ -11,8 +11,12 @@ const (
 	TxnServiceDuration = "txn_service_duration"
 	ShareAckDuration   = "share_ack_duration"
 	TxnAcksDuration    = "txn_acks_duration"
-	E2ELatency         = "e2e_latency"
-	IterationDuration  = "iteration_duration"
+	// TxnAcksDuration split by request, native realization only.
+	TxnAcksPrepareDuration      = "txn_acks_prepare_duration"
+	AddShareAcksToTxnDuration   = "add_share_acks_to_txn_duration"
+	TxnShareAcknowledgeDuration = "txn_share_acknowledge_duration"
+	E2ELatency                  = "e2e_latency"
+	IterationDuration           = "iteration_duration"
 
 	Iterations        = "iterations"
 	FailedIterations  = "failed_iterations"
@@ -57,6 +61,9 @@ var Metrics = []Metric{
 	{TxnCommitDuration, Latency, InRun | InBench, "the commitTransaction (EndTxn) call alone"},
 	{ShareAckDuration, Latency, InRun | InBench, "the ACCEPT after the commit, marked and flushed synchronously (explicit mode, and the ledger realization, whose ACCEPT follows its commit too); implicit mode has none: its acks ride on the next poll"},
 	{TxnAcksDuration, Latency, InRun | InBench, "putting the batch's acks into the open transaction (transactional only; ledger: producing the ledger entry; native: AddShareAcksToTxn + TxnShareAcknowledge)"},
+	{TxnAcksPrepareDuration, Latency, InRun | InBench, "native only: the part of txn_acks_duration before KIP-1289's first request (is a transaction open, the producer's records flushed, its id and epoch)"},
+	{AddShareAcksToTxnDuration, Latency, InRun | InBench, "native only: the AddShareAcksToTxn request to the transaction coordinator, with its retries"},
+	{TxnShareAcknowledgeDuration, Latency, InRun | InBench, "native only: the TxnShareAcknowledge requests to the share-partitions' leaders, sent at once, with their retries (topic ids and leaders looked up first when not cached)"},
 	{E2ELatency, Latency, InBench, "per output record, from its transaction's intended start to when a read_committed tail reader first saw the output (the input is pre-seeded, so its own timestamp would only measure its place in the backlog)"},
 	{IterationDuration, Latency, InBench, "one Driver iteration from its intended start"},
 	{Iterations, Counter, InBench, "Driver iterations run"},

@@ -23,7 +23,8 @@ func TestMetricsTable(t *testing.T) {
 			t.Errorf("latency %s: its name should say it is a duration or a latency", m.Name)
 		}
 	}
-	if got := MetricNames(Latency, InRun); !slices.Equal(got, []string{TxnTotalDuration, TxnCommitDuration, ShareAckDuration, TxnAcksDuration}) {
+	if got := MetricNames(Latency, InRun); !slices.Equal(got, []string{TxnTotalDuration, TxnCommitDuration, ShareAckDuration, TxnAcksDuration,
+		TxnAcksPrepareDuration, AddShareAcksToTxnDuration, TxnShareAcknowledgeDuration}) {
 		t.Errorf("run latencies %v", got)
 	}
 	if slices.Contains(MetricNames(Counter, InRun), Records) {

@@ -70,12 +70,19 @@ type batchFigures struct {
 }
 
 var benchTemplate = template.Must(template.New("bench").Funcs(templateFuncs).Funcs(template.FuncMap{
-	"r3":          func(f float64) string { return fmt.Sprintf("%g", round3(f)) },
-	"dash":        dash,
-	"inc":         func(i int) int { return i + 1 },
-	"at":          func(m map[string]result.Percentiles, k string) result.Percentiles { return m[k] },
-	"floorTable":  floorTable,
-	"curvesIntro": curvesIntro,
+	"r3":         func(f float64) string { return fmt.Sprintf("%g", round3(f)) },
+	"dash":       dash,
+	"inc":        func(i int) int { return i + 1 },
+	"at":         func(m map[string]result.Percentiles, k string) result.Percentiles { return m[k] },
+	"floorTable": floorTable,
+	"attribution": func(b result.Bench) *cellTable {
+		if t, ok := attributionTable(b); ok {
+			return &t
+		}
+		return nil
+	},
+	"attributionIntro": attributionIntro,
+	"curvesIntro":      curvesIntro,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -104,6 +111,9 @@ var benchTemplate = template.Must(template.New("bench").Funcs(templateFuncs).Fun
 {{if .B.Floors}}{{with floorTable .B}}<h2 id="floor">{{.Title}}</h2>
 <p>One operation at a time on the bench's cluster, before the runs at each link latency: what a commit cannot go below.</p>
 {{template "cells" .}}{{end}}{{end}}
+{{with attribution .B}}<h2 id="attribution">{{.Title}}</h2>
+<p>{{attributionIntro $.B}}</p>
+{{template "cells" .}}{{end}}
 {{if .Curves}}<h2 id="curves">Load curves</h2>
 <p>{{curvesIntro .B}} The plots are under each batch size's heading below.</p>
 {{range .Curves}}<h3>{{.Title}}</h3>

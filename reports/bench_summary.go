@@ -343,6 +343,10 @@ func writeCellTables(w io.Writer, b result.Bench) {
 		p("## %s\n\nOne operation at a time on the bench's cluster, before the runs at each link latency: what a commit cannot go below.\n\n", t.Title)
 		table(t)
 	}
+	if t, ok := attributionTable(b); ok {
+		p("## %s\n\n%s\n\n", t.Title, attributionIntro(b))
+		table(t)
+	}
 	if len(b.Curves) > 0 {
 		p("## Load curves\n\n%s\n\n", curvesIntro(b))
 		for _, t := range curveTables(b) {

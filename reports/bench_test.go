@@ -178,12 +178,23 @@ func TestBenchCurvesReported(t *testing.T) {
 	figs[10] = append(figs[10], result.Figure{Title: "txn_total_duration against throughput, batch 10", YLabel: "ms",
 		Curves: []result.Curve{{Label: "explicit p50", Key: "explicit", Points: []result.CurveXY{{Tps: 5, ValueMs: 9}, {Tps: 30, ValueMs: 900}, {Tps: 31, ValueMs: 60}}}},
 		Levels: []result.Level{{Label: "floor: bare transaction p50", ValueMs: 6}}})
+	for rep, total := range []float64{30, 34} {
+		b.Runs = append(b.Runs, result.BenchRun{Mode: "transactional", Realization: "native", Batch: 10, Repeat: rep, Latency: map[string]result.Percentiles{
+			bench.TxnTotalDuration: {Count: 100, P50: total}, bench.TxnCommitDuration: {Count: 100, P50: 8}, bench.TxnAcksDuration: {Count: 100, P50: 12},
+			bench.TxnAcksPrepareDuration: {Count: 100, P50: 1}, bench.AddShareAcksToTxnDuration: {Count: 100, P50: 4}, bench.TxnShareAcknowledgeDuration: {Count: 100, P50: 6}}})
+	}
+	// A failed repeat counts for nothing.
+	b.Runs = append(b.Runs, result.BenchRun{Mode: "transactional", Realization: "native", Batch: 10, Error: "boom",
+		Latency: map[string]result.Percentiles{bench.AddShareAcksToTxnDuration: {Count: 1, P50: 900}}})
 	dir := t.TempDir()
 	if err := reports.WriteBench(dir, b, figs); err != nil {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
 	for _, want := range []string{
+		"## KIP-1289's cost, request by request",
+		"| transactional/native | 10 | 32 | ",
+		" | 12 | 1 | 4 | 6 | 8 | ",
 		"| load | a sweep: 5 transactions/s (open loop), 50 transactions/s (open loop), closed loop (as fast as possible), 2s per repeat |",
 		"## Floor: what the cluster costs",
 		"| 0s | 1.5 / 4 | 6 / 12 | 2.5 / 5 | 200 + 200 |",
@@ -201,7 +212,10 @@ func TestBenchCurvesReported(t *testing.T) {
 	}
 	page, _ := os.ReadFile(filepath.Join(dir, "report.html"))
 	checkSelfContained(t, string(page))
-	for _, want := range []string{`<h2 id="floor">`, `<h2 id="curves">Load curves</h2>`, "<td>1.50x</td>", "against throughput, batch 10", "floor: bare transaction p50"} {
+	if strings.Contains(string(md), "| 900 |") {
+		t.Errorf("summary.md: the failed repeat counted in the attribution")
+	}
+	for _, want := range []string{`<h2 id="attribution">`, `<h2 id="floor">`, `<h2 id="curves">Load curves</h2>`, "<td>1.50x</td>", "against throughput, batch 10", "floor: bare transaction p50"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("report.html lacks %q", want)
 		}

@@ -423,6 +423,12 @@ func (r *benchRunner) iteration(w *benchWorker, rec *bench.Recorder, measure boo
 				if res.TxnAcks > 0 {
 					rec.Record(bench.TxnAcksDuration, at, res.TxnAcks)
 				}
+				for metric, d := range map[string]time.Duration{bench.TxnAcksPrepareDuration: res.AcksPrepare,
+					bench.AddShareAcksToTxnDuration: res.AddShareAcksToTxn, bench.TxnShareAcknowledgeDuration: res.TxnShareAcknowledge} {
+					if d > 0 {
+						rec.Record(metric, at, d)
+					}
+				}
 				rec.Add(bench.Transactions, end, 1)
 				rec.Add(bench.Records, end, int64(res.Records))
 				if measure {

@@ -2,11 +2,13 @@ package judge
 
 import (
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/sharechaos/sharechaos/bench"
 	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/result"
+	"github.com/sharechaos/sharechaos/workloads/ctp"
 )
 
 // Latency builds the cell's histograms from its histories: every timed
@@ -36,9 +38,21 @@ func Latency(h history.History) map[string]*bench.Histogram {
 			}
 		case history.FTxnAcks:
 			rec(bench.TxnAcksDuration, time.Duration(e.DurNS))
+			for metric, attr := range ackRequestTimes {
+				if ns, err := strconv.ParseInt(e.Attrs[attr], 10, 64); err == nil && ns > 0 {
+					rec(metric, time.Duration(ns))
+				}
+			}
 		}
 	}
 	return hs
+}
+
+// ackRequestTimes are the metrics a native txn-acks event's attributes give.
+var ackRequestTimes = map[string]string{
+	bench.TxnAcksPrepareDuration:      ctp.AttrAcksPrepareNS,
+	bench.AddShareAcksToTxnDuration:   ctp.AttrAddShareAcksToTxnNS,
+	bench.TxnShareAcknowledgeDuration: ctp.AttrTxnShareAcknowledgeNS,
 }
 
 // SummarizeLatency fills the cell's latency figures and writes one .hgrm per

@@ -11,18 +11,33 @@ import (
 // and 2, node 2 partition 1).
 const AttrAckRequests = "ack_requests"
 
+// Attributes of a txn-acks OK event from an acker that times its requests
+// (AckTimingReporter): nanoseconds of each part of the event's duration.
+const (
+	AttrAcksPrepareNS         = "prepare_ns"
+	AttrAddShareAcksToTxnNS   = "add_share_acks_to_txn_ns"
+	AttrTxnShareAcknowledgeNS = "txn_share_acknowledge_ns"
+)
+
 // ackRequestAttrs are the attributes a txn-acks OK event gets from an acker
-// that reports its requests (nil for any other).
+// that reports its requests and their times (nil for any other).
 func ackRequestAttrs(a TxnAcker) map[string]string {
-	r, ok := a.(AckRequestReporter)
-	if !ok {
+	attrs := map[string]string{}
+	if r, ok := a.(AckRequestReporter); ok {
+		if reqs := r.AckRequests(); len(reqs) > 0 {
+			attrs[AttrAckRequests] = FormatAckRequests(reqs)
+		}
+	}
+	if r, ok := a.(AckTimingReporter); ok {
+		prepare, add, stage := r.AckTimes()
+		attrs[AttrAcksPrepareNS] = strconv.FormatInt(prepare.Nanoseconds(), 10)
+		attrs[AttrAddShareAcksToTxnNS] = strconv.FormatInt(add.Nanoseconds(), 10)
+		attrs[AttrTxnShareAcknowledgeNS] = strconv.FormatInt(stage.Nanoseconds(), 10)
+	}
+	if len(attrs) == 0 {
 		return nil
 	}
-	reqs := r.AckRequests()
-	if len(reqs) == 0 {
-		return nil
-	}
-	return map[string]string{AttrAckRequests: FormatAckRequests(reqs)}
+	return attrs
 }
 
 // FormatAckRequests writes requests as AttrAckRequests holds them.

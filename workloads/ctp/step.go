@@ -149,6 +149,9 @@ func (w *Worker) transact(ctx context.Context, batch []*kgo.Record) error {
 			return w.abort(ctx, batch, "acks into the transaction failed: "+err.Error())
 		}
 		w.last.TxnAcks = time.Since(ackStart)
+		if r, ok := w.acker.(AckTimingReporter); ok {
+			w.last.AcksPrepare, w.last.AddShareAcksToTxn, w.last.TxnShareAcknowledge = r.AckTimes()
+		}
 		w.event(history.Event{Type: history.OK, F: history.FTxnAcks, Txn: w.txnSeq, Records: recs(batch), DurNS: w.last.TxnAcks.Nanoseconds(),
 			Attrs: ackRequestAttrs(w.acker)})
 		if w.armedAt(PointAfterAcks) {

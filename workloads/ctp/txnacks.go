@@ -2,6 +2,7 @@ package ctp
 
 import (
 	"context"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -46,6 +47,15 @@ type AckRequestReporter interface {
 	// AckRequests are the requests of the last successful AddAcks, each the
 	// node it went to and the input partitions it carried.
 	AckRequests() []AckRequest
+}
+
+// AckTimingReporter is a TxnAcker that can say where the last successful
+// AddAcks's time went, request by request (native: KIP-1289's two RPCs).
+type AckTimingReporter interface {
+	// AckTimes: the checks and flush before the first request, the
+	// AddShareAcksToTxn to the transaction coordinator, the
+	// TxnShareAcknowledges to the share-partitions' leaders.
+	AckTimes() (prepare, addToTxn, stage time.Duration)
 }
 
 // AckRequest is one TxnShareAcknowledge: its broker and the input partitions

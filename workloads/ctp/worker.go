@@ -113,6 +113,10 @@ type StepResult struct {
 	// non-transactional ack round trip after the commit (explicit and
 	// transactional-ledger), TxnAcks the acks' send into the transaction.
 	Commit, Total, Ack, TxnAcks time.Duration
+	// AcksPrepare, AddShareAcksToTxn and TxnShareAcknowledge split TxnAcks
+	// by request where the realization says (native: AckTimingReporter);
+	// zero otherwise.
+	AcksPrepare, AddShareAcksToTxn, TxnShareAcknowledge time.Duration
 }
 
 // Step polls once and, when the poll brought records, processes them in one

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -133,6 +134,15 @@ func (a *NativeAcker) AckRequests() []ctp.AckRequest {
 		}
 	}
 	return out
+}
+
+// AckTimes is where the last AddAcks's time went (ctp.AckTimingReporter).
+func (a *NativeAcker) AckTimes() (prepare, addToTxn, stage time.Duration) {
+	for _, s := range a.senders { // one: the live producer's
+		t := s.LastTimings()
+		return t.Prepare, t.AddShareAcksToTxn, t.TxnShareAcknowledge
+	}
+	return 0, 0, 0
 }
 
 // Validate has nothing to check: conflicts are the broker's to refuse.

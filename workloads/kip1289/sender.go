@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -26,6 +27,10 @@ type Sender struct {
 	// producesFirst: the caller vouches that every transaction it sends
 	// acks into already has records produced and flushed (CallerProducesFirst).
 	producesFirst bool
+	// began is when the last send began; prepared how long it took to its
+	// first request (SendTimings.Prepare).
+	began    time.Time
+	prepared time.Duration
 }
 
 // SenderOpt configures a Sender.
@@ -81,6 +86,7 @@ func (s *Sender) SendShareAcksToTransaction(ctx context.Context, acks ShareAckno
 	if len(acks) == 0 {
 		return nil
 	}
+	s.began = time.Now()
 	if err := inTransaction(ctx, s.producer); err != nil {
 		return fmt.Errorf("send share acks to txn: %w", err)
 	}
@@ -100,6 +106,7 @@ func (s *Sender) SendShareAcksToTransaction(ctx context.Context, acks ShareAckno
 			return fmt.Errorf("send share acks to txn: %w", err)
 		}
 	}
+	s.prepared = time.Since(s.began)
 	if err := s.t.send(ctx, p, acks, md); err != nil {
 		return fmt.Errorf("send share acks to txn: %w", err)
 	}
@@ -110,6 +117,13 @@ func (s *Sender) SendShareAcksToTransaction(ctx context.Context, acks ShareAckno
 // SendShareAcksToTransaction sent and had answered, each with its broker and
 // share-partitions.
 func (s *Sender) LastRequests() []SentRequest { return s.t.lastSent() }
+
+// LastTimings is where the last SendShareAcksToTransaction's time went.
+func (s *Sender) LastTimings() SendTimings {
+	t := s.t.lastTimings()
+	t.Prepare = s.prepared
+	return t
+}
 
 // SendOpt configures the one-shot SendShareAcksToTransaction.
 type SendOpt func(*APIKeys)

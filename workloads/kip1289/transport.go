@@ -49,6 +49,25 @@ type transport struct {
 	// sent are the TxnShareAcknowledge requests of the last send that were
 	// answered (a retried share-partition is in each request that carried it).
 	sent []SentRequest
+	// took is where the last send's time went.
+	took SendTimings
+}
+
+// SendTimings is where one SendShareAcksToTransaction's time went, each
+// part with its retries: what the client pays for KIP-1289, request by
+// request.
+type SendTimings struct {
+	// Prepare: the checks and the flush before the first request (is a
+	// transaction open, do the brokers speak the RPCs, the producer's
+	// records flushed, its id and epoch).
+	Prepare time.Duration
+	// AddShareAcksToTxn: the request to the transaction coordinator that
+	// ties the share-partitions to the transaction.
+	AddShareAcksToTxn time.Duration
+	// TxnShareAcknowledge: the requests staging the acks at the
+	// share-partitions' leaders (sent at once, so the slowest counts), topic
+	// ids and leaders resolved first when not cached.
+	TxnShareAcknowledge time.Duration
 }
 
 // SentRequest is one TxnShareAcknowledge that was answered: its broker and the
@@ -106,10 +125,24 @@ type producerTxn struct {
 
 // send puts acks into the open transaction of p: enlist, then stage.
 func (t *transport) send(ctx context.Context, p producerTxn, acks ShareAcknowledgements, md ShareGroupMetadata) error {
-	if err := t.addShareAcksToTxn(ctx, p, acks, md.GroupID); err != nil {
-		return err
+	began := time.Now()
+	err := t.addShareAcksToTxn(ctx, p, acks, md.GroupID)
+	added := time.Now()
+	if err == nil {
+		err = t.txnShareAcknowledge(ctx, p, acks, md)
 	}
-	return t.txnShareAcknowledge(ctx, p, acks, md)
+	t.mu.Lock()
+	t.took.AddShareAcksToTxn, t.took.TxnShareAcknowledge = added.Sub(began), time.Since(added)
+	t.mu.Unlock()
+	return err
+}
+
+// lastTimings is where the last send's time went, Prepare left to the
+// caller.
+func (t *transport) lastTimings() SendTimings {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.took
 }
 
 func (t *transport) addShareAcksToTxn(ctx context.Context, p producerTxn, acks ShareAcknowledgements, group string) error {

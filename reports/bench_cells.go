@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/sharechaos/sharechaos/bench"
+
 	"github.com/sharechaos/sharechaos/result"
 )
 
@@ -88,4 +90,61 @@ func times(x float64) string {
 // curvesIntro says how to read the curve tables.
 func curvesIntro(b result.Bench) string {
 	return fmt.Sprintf("Each mode at each target rate: the medians over its repeats. A rate is kept when the mode committed at least %.0f%% of it; the highest kept is where the mode saturates. The multiples of the floor divide a p50 by the bare transaction's (total) and its commit's, measured at the same link latency in this run.", 100*(1-b.KeptTolerance))
+}
+
+var attributionHeader = []string{"mode", "batch", "txn_total p50 ms", "baseline's", "extra ms", "txn_acks p50 ms", "before the requests", "AddShareAcksToTxn", "TxnShareAcknowledge", "txn_commit p50 ms", "baseline's", "repeats"}
+
+// attributionTable says where a realization's time goes, request by
+// request, at each sweep point and batch size where one timed its requests
+// (native): medians over the repeats of each p50, beside the baseline's
+// txn_total and txn_commit at the same point and batch.
+func attributionTable(b result.Bench) (cellTable, bool) {
+	t := cellTable{Title: "KIP-1289's cost, request by request", Header: attributionHeader}
+	type at struct {
+		point, mode string
+		batch       int
+	}
+	var order []at
+	p50s := map[at]map[string][]float64{}
+	for _, r := range b.Runs {
+		if r.Error != "" {
+			continue
+		}
+		k := at{r.Point(), r.Label(), r.Batch}
+		if _, ok := p50s[k]; !ok {
+			p50s[k] = map[string][]float64{}
+			order = append(order, k)
+		}
+		for _, m := range []string{bench.TxnTotalDuration, bench.TxnCommitDuration, bench.TxnAcksDuration, bench.TxnAcksPrepareDuration,
+			bench.AddShareAcksToTxnDuration, bench.TxnShareAcknowledgeDuration} {
+			if p, ok := r.Latency[m]; ok && p.Count > 0 {
+				p50s[k][m] = append(p50s[k][m], p.P50)
+			}
+		}
+	}
+	med := func(k at, m string) float64 { return medianOf(p50s[k][m]) }
+	for _, k := range order {
+		if len(p50s[k][bench.AddShareAcksToTxnDuration]) == 0 {
+			continue
+		}
+		base := at{k.point, b.Baseline, k.batch}
+		mode := k.mode
+		if k.point != "" {
+			mode += " (" + k.point + ")"
+		}
+		extra := "-"
+		if bt := med(base, bench.TxnTotalDuration); bt > 0 {
+			extra = msWords(round3(med(k, bench.TxnTotalDuration) - bt))
+		}
+		t.Rows = append(t.Rows, []string{mode, strconv.Itoa(k.batch), msWords(round3(med(k, bench.TxnTotalDuration))), msWords(round3(med(base, bench.TxnTotalDuration))), extra,
+			msWords(round3(med(k, bench.TxnAcksDuration))), msWords(round3(med(k, bench.TxnAcksPrepareDuration))),
+			msWords(round3(med(k, bench.AddShareAcksToTxnDuration))), msWords(round3(med(k, bench.TxnShareAcknowledgeDuration))),
+			msWords(round3(med(k, bench.TxnCommitDuration))), msWords(round3(med(base, bench.TxnCommitDuration))), strconv.Itoa(len(p50s[k][bench.AddShareAcksToTxnDuration]))})
+	}
+	return t, len(t.Rows) > 0
+}
+
+// attributionIntro says how to read the attribution table.
+func attributionIntro(b result.Bench) string {
+	return fmt.Sprintf("Medians over the repeats of each p50, timed by the client: txn_acks_duration is the acks' send into the transaction, split into the checks and flush before the requests, the AddShareAcksToTxn to the transaction coordinator and the TxnShareAcknowledge requests to the share-partitions' leaders; \"extra\" is txn_total p50 minus %s's at the same point and batch. The parts' p50s need not add up to the whole's.", b.Baseline)
 }
