@@ -40,7 +40,7 @@ const benchExample = `  sharechaos bench --mode transactional,explicit,implicit 
 // benchThresholdHelp names the metrics from bench.Metrics, their one home.
 var benchThresholdHelp = wrap(`Thresholds (k6 style, repeatable): metric{tag:value,...}: stat op limit, where
 stat is p(N), med, avg, min, max, count or rate; tags mode, realization, batch,
-partitions, latency. Metrics: ` + bench.MetricList(bench.Latency, bench.InBench) + ", " + bench.MetricList(bench.Counter, bench.InBench) + ".")
+partitions, latency, rate (20, closed). Metrics: ` + bench.MetricList(bench.Latency, bench.InBench) + ", " + bench.MetricList(bench.Counter, bench.InBench) + ".")
 
 // benchFlags is what bench's flags fill while they are parsed.
 type benchFlags struct {

@@ -240,99 +240,125 @@ func runPaired(ctx context.Context, env *benchEnv, p benchPlan, dir string, res 
 	if err != nil {
 		return failed(ctx, res, err)
 	}
-	warm := bench.NewRecorder(0)
-	var samples []bareSample
-	var insFailed int64
-	// side runs one slice of one side; measure false: warm-up.
-	side := func(bare bool, d time.Duration, measure bool) error {
-		if bare {
-			s := b.drive(ctx, time.Now(), d, measure)
-			if measure {
-				samples = append(samples, s...)
-			}
-			return ctx.Err()
-		}
-		rec := warm
-		if measure {
-			rec = ins.rec
-		}
-		st, err := ins.drive(ctx, ins.workers, rec, d, measure)
-		if measure {
-			insFailed += st.Failed
-		}
-		return err
-	}
-	// together runs both sides at once over d, each at the full rate, the
-	// bare loop's ticks half an interval after the instrumented loop's: the
-	// transactions of the two alternate, 1/(2 x rate) apart, and overlap only
-	// when one outlasts that gap.
-	together := func(d time.Duration, measure bool) error {
-		var (
-			wg     sync.WaitGroup
-			insErr error
-		)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			insErr = side(false, d, measure)
-		}()
-		start := time.Now().Add(time.Duration(float64(time.Second) / (2 * p.point.rate)))
-		s := b.drive(ctx, start, d, measure)
-		if measure {
-			samples = append(samples, s...)
-		}
-		wg.Wait()
-		return errors.Join(insErr, ctx.Err())
-	}
-	// alternate runs the sides in turn over d each, in slices of pairSlice:
-	// A B B A A B ..., so neither side is always the one that runs first
-	// after the other. For the closed loop, where two loops at once would
-	// take each other's CPU.
-	alternate := func(d time.Duration, measure bool) error {
-		n := max(1, int((d+pairSlice-1)/pairSlice))
-		for k := range n {
-			sd := min(pairSlice, d-time.Duration(k)*pairSlice)
-			first := k%2 == 1
-			for _, bare := range []bool{first, !first} {
-				if err := side(bare, sd, measure); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	load := together
-	if p.point.rate <= 0 {
-		load = alternate
-	}
+	pr := &pairedRun{ctx: ctx, rate: p.point.rate, bare: b, ins: ins, warm: bench.NewRecorder(0)}
 	if o.Warmup > 0 {
-		if err := load(o.Warmup, false); err != nil {
+		if err := pr.load(o.Warmup, false); err != nil {
 			res.run.Error = "interrupted"
 			return res
 		}
 	}
 	ins.started = time.Now()
 	res.run.Started = ins.started
-	if err := load(o.Duration, true); err != nil {
+	if err := pr.load(o.Duration, true); err != nil {
 		res.run.Error = "interrupted"
 	}
-	if insFailed > 0 {
-		o.Log.Info("iterations failed", "run", p.dirName(), "side", "instrumented", "failed", insFailed)
+	if pr.insFailed > 0 {
+		o.Log.Info("iterations failed", "run", p.dirName(), "side", "instrumented", "failed", pr.insFailed)
 	}
-	if err := writeIntended(ins.dir, ins.done.started); err != nil {
+	res.paired = pr.writeFiles(dir, o)
+	return b.record(res, pr.samples, time.Now(), dir)
+}
+
+// pairedRun is one paired overhead run: its two sides and what they
+// measured.
+type pairedRun struct {
+	ctx  context.Context
+	rate float64
+	bare *bareSide
+	ins  *benchRunner
+	// warm receives the instrumented side's warm-up, thrown away.
+	warm      *bench.Recorder
+	samples   []bareSample
+	insFailed int64
+}
+
+// load runs both sides over d (measure false: warm-up): at once in the open
+// loop, in turn in the closed loop.
+func (r *pairedRun) load(d time.Duration, measure bool) error {
+	if r.rate <= 0 {
+		return r.alternate(d, measure)
+	}
+	return r.together(d, measure)
+}
+
+// side runs one slice of one side.
+func (r *pairedRun) side(bare bool, d time.Duration, measure bool) error {
+	if bare {
+		s := r.bare.drive(r.ctx, time.Now(), d, measure)
+		if measure {
+			r.samples = append(r.samples, s...)
+		}
+		return r.ctx.Err()
+	}
+	rec := r.warm
+	if measure {
+		rec = r.ins.rec
+	}
+	st, err := r.ins.drive(r.ctx, r.ins.workers, rec, d, measure)
+	if measure {
+		r.insFailed += st.Failed
+	}
+	return err
+}
+
+// together runs both sides at once over d, each at the full rate, the bare
+// loop's ticks half an interval after the instrumented loop's: the
+// transactions of the two alternate, 1/(2 x rate) apart, and overlap only
+// when one outlasts that gap.
+func (r *pairedRun) together(d time.Duration, measure bool) error {
+	var (
+		wg     sync.WaitGroup
+		insErr error
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		insErr = r.side(false, d, measure)
+	}()
+	start := time.Now().Add(time.Duration(float64(time.Second) / (2 * r.rate)))
+	s := r.bare.drive(r.ctx, start, d, measure)
+	if measure {
+		r.samples = append(r.samples, s...)
+	}
+	wg.Wait()
+	return errors.Join(insErr, r.ctx.Err())
+}
+
+// alternate runs the sides in turn over d each, in slices of pairSlice: A B
+// B A A B ..., so neither side is always the one that runs first after the
+// other. For the closed loop, where two loops at once would take each
+// other's CPU.
+func (r *pairedRun) alternate(d time.Duration, measure bool) error {
+	n := max(1, int((d+pairSlice-1)/pairSlice))
+	for k := range n {
+		sd := min(pairSlice, d-time.Duration(k)*pairSlice)
+		first := k%2 == 1
+		for _, bare := range []bool{first, !first} {
+			if err := r.side(bare, sd, measure); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeFiles writes both sides' time lines and the instrumented side's
+// snapshot and .hgrm files, and returns that snapshot.
+func (r *pairedRun) writeFiles(dir string, o *Options) *bench.Snapshot {
+	if err := writeIntended(r.ins.dir, r.ins.done.started); err != nil {
 		o.Log.Warn("write time line", "err", err)
 	}
-	if err := writeBareTimeline(dir, samples); err != nil {
+	if err := writeBareTimeline(dir, r.samples); err != nil {
 		o.Log.Warn("write time line", "err", err)
 	}
-	res.paired = ins.rec.Snapshot()
-	if err := res.paired.WriteFile(filepath.Join(ins.dir, "snapshot.json")); err != nil {
+	snap := r.ins.rec.Snapshot()
+	if err := snap.WriteFile(filepath.Join(r.ins.dir, "snapshot.json")); err != nil {
 		o.Log.Warn("write snapshot", "err", err)
 	}
-	if _, err := res.paired.WriteHGRMs(ins.dir, ""); err != nil {
+	if _, err := snap.WriteHGRMs(r.ins.dir, ""); err != nil {
 		o.Log.Warn("write hgrm", "err", err)
 	}
-	return b.record(res, samples, time.Now(), dir)
+	return snap
 }
 
 // failed is res failed by err: the suite's failure unless the bench was

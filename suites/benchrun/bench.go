@@ -2,6 +2,7 @@ package benchrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/sharechaos/sharechaos/result"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -24,13 +26,18 @@ import (
 )
 
 // Bench runs `sharechaos bench`: one cluster for the whole bench; for each
-// sweep point (link latency, partitions), batch size and repeat, one run per
-// mode, the modes interleaved (A B C A B C ...) so drift hits all alike; then
-// the comparison of every mode with explicit, the thresholds, and the reports
-// (bench.json, summary.md, report.html, .hgrm per metric and mode). The
-// returned Bench is what bench.json holds; its ExitCode is the process's. A
-// *UsageError means nothing was run. On ctx cancellation (Ctrl-C) the bench
-// stops, closes the cluster and writes what it recorded.
+// sweep point (link latency, partitions, rate), batch size and repeat, one
+// run per mode, the modes interleaved (A B C A B C ...) so drift hits all
+// alike; then the comparison of every mode with explicit, the curves, the
+// thresholds, and the reports (bench.json, summary.md, report.html, .hgrm
+// per metric and mode). The returned Bench is what bench.json holds; its
+// ExitCode is the process's. A *UsageError means nothing was run. On ctx
+// cancellation (Ctrl-C) the bench stops, closes the cluster and writes what
+// it recorded.
+//
+// Its phases: the options and the run directory; the cluster (startBench);
+// the plan (planBench); the runs, a floor before each link latency
+// (runPlans); the figures (summarizeBench); the reports (finishBench).
 func Run(ctx context.Context, o Options) (result.Bench, error) {
 	o, err := o.Validated()
 	if err != nil {
@@ -53,12 +60,54 @@ func Run(ctx context.Context, o Options) (result.Bench, error) {
 	if err != nil {
 		return result.Bench{ExitCode: verdict.ExitUsage}, err
 	}
-	runID := harness.RunID(o.Seed, started)
+	// Nothing was run: leave nothing behind (the broker log included).
+	usage := func(err error) (result.Bench, error) {
+		if created {
+			_ = os.RemoveAll(o.Out)
+		}
+		return result.Bench{ExitCode: verdict.ExitUsage}, err
+	}
 	b := result.Bench{Seed: o.Seed, Started: started.UTC(), Command: o.Command, Rates: o.Rates,
 		RepeatDurationS: o.Duration.Seconds(), Repeats: o.Repeats, Batches: o.Batches, Alpha: o.Alpha,
 		Runs: []result.BenchRun{}, Comparisons: []result.BenchComparison{}}
 	fmt.Fprintf(o.Progress, "sharechaos bench: seed %d, out %s\n", o.Seed, o.Out)
 
+	env, stop, err := startBench(ctx, &o, &b, started)
+	if stop == nil {
+		return usage(err)
+	}
+	defer stop()
+	if err != nil {
+		b.Notes = append(b.Notes, err.Error())
+		return finishBench(&o, b, nil, started, true), nil
+	}
+	plans, notes, err := planBench(ctx, &o, env)
+	if err != nil {
+		stop()
+		return usage(err)
+	}
+	b.Notes = append(b.Notes, notes...)
+	b.Modes = benchModeLabels(plans)
+	b.Baseline = benchBaseline(b.Modes)
+	b.Config = o.config(env.c)
+	if env.brokerNote != "" {
+		b.Config["broker"] = env.brokerNote
+	}
+	o.Log.Info("bench", "seed", o.Seed, "out", o.Out, "runs", len(plans))
+
+	if note := warmCluster(ctx, env, plans); note != "" {
+		b.Notes = append(b.Notes, note)
+	}
+	results, harnessFailed := runPlans(ctx, env, plans, &b, started)
+	figs := summarizeBench(&o, &b, results, thresholds)
+	return finishBench(&o, b, figs, started, harnessFailed), nil
+}
+
+// startBench starts the bench's cluster and its admin client. stop nil: a
+// usage error (err), nothing started; else stop closes what started, and
+// err is the suite's failure (the cluster did not start), to be reported.
+func startBench(ctx context.Context, o *Options, b *result.Bench, started time.Time) (env *benchEnv, stop func(), err error) {
+	runID := harness.RunID(o.Seed, started)
 	choice := harness.ChooseBackend(ctx, o.Backend)
 	b.Backend, b.BackendWhy = choice.Name, choice.Why
 	so, brokerNote, err := harness.StartOptionsFor(o.Common, choice, harness.StartOptions{Brokers: o.Brokers, RunID: runID, Dir: o.Out,
@@ -67,10 +116,7 @@ func Run(ctx context.Context, o Options) (result.Bench, error) {
 		err = harness.CheckDockerImages(ctx, o.Backends.Docker, choice.Name)
 	}
 	if err != nil {
-		if created {
-			_ = os.RemoveAll(o.Out)
-		}
-		return result.Bench{ExitCode: verdict.ExitUsage}, err
+		return nil, nil, err
 	}
 	if brokerNote != "" {
 		b.BackendWhy += "; " + brokerNote
@@ -78,83 +124,66 @@ func Run(ctx context.Context, o Options) (result.Bench, error) {
 	c, err := harness.StartBackend(ctx, choice, so)
 	if err != nil {
 		b.Interrupted = ctx.Err() != nil
-		b.Notes = append(b.Notes, "the cluster did not start: "+err.Error())
-		return finishBench(&o, b, nil, started, true), nil
+		return nil, func() {}, errors.New("the cluster did not start: " + err.Error())
 	}
 	closeCluster := func() { _ = c.Close(context.WithoutCancel(ctx)) }
-	defer closeCluster()
 	b.Cluster = harness.DescribeCluster(ctx, c, o.Common)
-
 	admin, err := cluster.NewClient(c, kgo.ClientID("sharechaos-bench"))
 	if err != nil {
-		b.Notes = append(b.Notes, "create admin client: "+err.Error())
-		return finishBench(&o, b, nil, started, true), nil
+		return nil, closeCluster, errors.New("create admin client: " + err.Error())
 	}
-	defer admin.Close()
-	env := &benchEnv{o: &o, c: c, runID: runID, admin: admin}
-	plans, notes, err := planBench(ctx, &o, env)
-	if err != nil {
-		// Nothing was run: leave nothing behind (the broker log included).
-		closeCluster()
-		if created {
-			_ = os.RemoveAll(o.Out)
-		}
-		return result.Bench{ExitCode: verdict.ExitUsage}, err
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			admin.Close()
+			closeCluster()
+		})
 	}
-	b.Notes = append(b.Notes, notes...)
-	b.Modes = benchModeLabels(plans)
-	b.Baseline = benchBaseline(b.Modes)
-	b.Config = o.config(c)
-	if brokerNote != "" {
-		b.Config["broker"] = brokerNote
-	}
-	o.Log.Info("bench", "seed", o.Seed, "out", o.Out, "runs", len(plans))
+	return &benchEnv{o: o, c: c, runID: runID, admin: admin, brokerNote: brokerNote}, stop, nil
+}
 
-	if note := warmCluster(ctx, env, plans); note != "" {
-		b.Notes = append(b.Notes, note)
-	}
-
-	var results []benchResult
-	harness := false
+// runPlans runs the plans in order, the link latency set and the floor
+// measured whenever the latency changes, bench.json kept current so an
+// interrupted bench still has one. harnessFailed: a run (or the latency)
+// failed by the suite's fault.
+func runPlans(ctx context.Context, env *benchEnv, plans []benchPlan, b *result.Bench, started time.Time) (results []benchResult, harnessFailed bool) {
+	o := env.o
 	latency := time.Duration(-1)
-	for i, p := range plans {
+	defer func() {
 		if ctx.Err() != nil {
 			b.Interrupted = true
-			break
+		}
+		if latency > 0 {
+			_ = setLinkLatency(context.WithoutCancel(ctx), env.c, 0)
+		}
+	}()
+	for i, p := range plans {
+		if ctx.Err() != nil {
+			return results, harnessFailed
 		}
 		if p.point.latency != latency {
-			if err := setLinkLatency(ctx, c, p.point.latency); err != nil {
+			if err := setLinkLatency(ctx, env.c, p.point.latency); err != nil {
 				b.Notes = append(b.Notes, fmt.Sprintf("link latency %s could not be set: %v", p.point.latency, err))
-				harness = true
-				break
+				return results, true
 			}
 			latency = p.point.latency
 			f := measureFloor(ctx, env, latency)
 			b.Floors = append(b.Floors, f)
 			fmt.Fprintln(o.Progress, floorLine(f))
 		}
-		dir := filepath.Join(o.Out, "runs", p.dirName())
-		r := runOne(ctx, env, p, dir)
+		r := runOne(ctx, env, p, filepath.Join(o.Out, "runs", p.dirName()))
 		results = append(results, r)
-		harness = harness || r.harness
+		harnessFailed = harnessFailed || r.harness
 		fmt.Fprintln(o.Progress, progressLine(i+1, len(plans), r))
 		if !r.plan.bare {
 			b.Runs = append(b.Runs, r.run)
 		}
-		// Keep bench.json current, so an interrupted bench still has one.
-		partial := b
+		partial := *b
 		partial.Interrupted = true
 		partial.DurationS = time.Since(started).Seconds()
 		_ = result.WriteBenchJSON(o.Out, partial)
 	}
-	if ctx.Err() != nil {
-		b.Interrupted = true
-	}
-	if latency > 0 {
-		_ = setLinkLatency(context.WithoutCancel(ctx), c, 0)
-	}
-	figs := summarizeBench(&o, &b, results, thresholds)
-	return finishBench(&o, b, figs, started, harness), nil
+	return results, harnessFailed
 }
 
 // warmCluster runs every mode once, briefly and unrecorded, before the first

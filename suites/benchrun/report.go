@@ -23,8 +23,8 @@ var benchMetricNotes = append(bench.MetricNotes(bench.InBench),
 	"Comparisons: per sweep point, batch size, metric and percentile, each mode against explicit by a Mann-Whitney U test whose unit is one repeat's percentile (n = repeats per mode).",
 )
 
-// summarizeBench turns the runs into comparisons, thresholds, harness
-// overhead, .hgrm files and figures.
+// summarizeBench turns the runs into comparisons, curves, thresholds,
+// harness overhead, .hgrm files and figures: each a step below.
 func summarizeBench(o *Options, b *result.Bench, results []benchResult, ts bench.Thresholds) result.BenchFigures {
 	b.Notes = append(b.Notes, benchMetricNotes...)
 	var measured []benchResult
@@ -35,21 +35,45 @@ func summarizeBench(o *Options, b *result.Bench, results []benchResult, ts bench
 	}
 	points := benchPoints(measured)
 	if o.Fault != "" {
-		for _, r := range measured {
-			name := fmt.Sprintf("%s batch %d repeat %d", r.plan.label(), r.plan.batch, r.plan.repeat)
-			if len(r.windows) == 0 {
-				b.Notes = append(b.Notes, fmt.Sprintf("fault %s never fired in %s: its figures have no during/after split", o.Fault, name))
-			}
-			for _, w := range r.windows {
-				b.Notes = append(b.Notes, fmt.Sprintf("fault %s in %s: from %.1fs to %.1fs of the measurement", w.Name, name,
-					w.Start.Sub(r.run.Started).Seconds(), w.End.Sub(r.run.Started).Seconds()))
-			}
+		b.Notes = append(b.Notes, faultNotes(o.Fault, measured)...)
+	}
+	b.Comparisons = append(b.Comparisons, compareAtPoints(o, b.Baseline, measured, points)...)
+	groups := groupResults(measured)
+	writeGroupHGRMs(o, b, groups, len(points) > 1)
+	b.Thresholds = append(b.Thresholds, judgeThresholds(groups, ts, len(points) > 1)...)
+	b.HarnessOverhead = harnessOverhead(b, results, o)
+	if len(o.Rates) > 1 || len(b.Floors) > 0 {
+		b.Curves, b.KeptTolerance = benchCurves(measured, o.Rates, b.Floors, len(o.Latencies)*len(o.Partitions) > 1), keptTolerance
+	}
+	figs := curveFigures(b.Curves, b.Floors)
+	for batch, fs := range pointFigures(measured, points) {
+		figs[batch] = append(figs[batch], fs...)
+	}
+	return figs
+}
+
+// faultNotes say when --fault fired in each run, or that it never did.
+func faultNotes(fault string, measured []benchResult) []string {
+	var notes []string
+	for _, r := range measured {
+		name := fmt.Sprintf("%s batch %d repeat %d", r.plan.label(), r.plan.batch, r.plan.repeat)
+		if len(r.windows) == 0 {
+			notes = append(notes, fmt.Sprintf("fault %s never fired in %s: its figures have no during/after split", fault, name))
+		}
+		for _, w := range r.windows {
+			notes = append(notes, fmt.Sprintf("fault %s in %s: from %.1fs to %.1fs of the measurement", w.Name, name,
+				w.Start.Sub(r.run.Started).Seconds(), w.End.Sub(r.run.Started).Seconds()))
 		}
 	}
+	return notes
+}
 
+// compareAtPoints compares every mode with the baseline at each sweep
+// point, per batch size, metric and percentile.
+func compareAtPoints(o *Options, baseline string, measured []benchResult, points []benchPoint) []result.BenchComparison {
+	var out []result.BenchComparison
 	for _, pt := range points {
-		runs := runsAt(measured, pt)
-		rows := bench.CompareModes(runs, bench.CompareOptions{Baseline: b.Baseline, Metrics: benchMetrics,
+		rows := bench.CompareModes(runsAt(measured, pt), bench.CompareOptions{Baseline: baseline, Metrics: benchMetrics,
 			Percentiles: []string{"p50", "p99"}, Alpha: o.Alpha})
 		for _, row := range rows {
 			if notRecordedBySide(row) {
@@ -58,15 +82,31 @@ func summarizeBench(o *Options, b *result.Bench, results []benchResult, ts bench
 			if len(points) > 1 {
 				row.Partitions, row.LinkLatency, row.Rate = pt.partitions, pt.latency.String(), rateName(pt.rate)
 			}
-			b.Comparisons = append(b.Comparisons, row)
+			out = append(out, row)
 		}
 	}
+	return out
+}
 
-	groups := groupResults(measured)
+// writeGroupHGRMs writes each group's merged histograms to hgrm/.
+func writeGroupHGRMs(o *Options, b *result.Bench, groups []*resultGroup, swept bool) {
 	hgrmDir := filepath.Join(o.Out, "hgrm")
 	if err := os.MkdirAll(hgrmDir, 0o755); err != nil {
 		b.Notes = append(b.Notes, "write .hgrm files: "+err.Error())
 	}
+	for _, g := range groups {
+		prefix := strings.ReplaceAll(g.label, "/", "-") + "-batch" + strconv.Itoa(g.batch) + "-"
+		if swept {
+			prefix += g.point.name() + "-"
+		}
+		if _, err := g.snap.WriteHGRMs(hgrmDir, prefix); err != nil {
+			b.Notes = append(b.Notes, "write .hgrm files: "+err.Error())
+		}
+	}
+}
+
+// judgeThresholds judges every threshold on each group it matches.
+func judgeThresholds(groups []*resultGroup, ts bench.Thresholds, swept bool) []result.ThresholdResult {
 	recordedAnywhere := map[string]bool{}
 	for _, g := range groups {
 		for _, m := range g.snap.Latencies() {
@@ -76,21 +116,15 @@ func summarizeBench(o *Options, b *result.Bench, results []benchResult, ts bench
 			recordedAnywhere[m] = true
 		}
 	}
+	var out []result.ThresholdResult
 	for _, g := range groups {
-		prefix := strings.ReplaceAll(g.label, "/", "-") + "-batch" + strconv.Itoa(g.batch) + "-"
-		if len(points) > 1 {
-			prefix += g.point.name() + "-"
-		}
-		if _, err := g.snap.WriteHGRMs(hgrmDir, prefix); err != nil {
-			b.Notes = append(b.Notes, "write .hgrm files: "+err.Error())
-		}
 		tags := map[string]string{"mode": g.mode, "batch": strconv.Itoa(g.batch),
-			"partitions": strconv.Itoa(g.point.partitions), "latency": g.point.latency.String()}
+			"partitions": strconv.Itoa(g.point.partitions), "latency": g.point.latency.String(), "rate": rateName(g.point.rate)}
 		if g.realization != "" {
 			tags["realization"] = g.realization
 		}
 		scope := fmt.Sprintf("%s batch=%d", g.label, g.batch)
-		if len(points) > 1 {
+		if swept {
 			scope += " (" + g.point.name() + ")"
 		}
 		for _, t := range ts {
@@ -105,27 +139,25 @@ func summarizeBench(o *Options, b *result.Bench, results []benchResult, ts bench
 			}
 			res := t.Evaluate(g.snap)
 			res.Scope = scope
-			b.Thresholds = append(b.Thresholds, res)
+			out = append(out, res)
 		}
 	}
+	return out
+}
 
-	b.HarnessOverhead = harnessOverhead(b, results, o)
-	if len(o.Rates) > 1 || len(b.Floors) > 0 {
-		b.Curves, b.KeptTolerance = benchCurves(measured, o.Rates, b.Floors, len(o.Latencies)*len(o.Partitions) > 1), keptTolerance
-	}
-
-	figs := curveFigures(b.Curves, b.Floors)
+// pointFigures are the spectra per batch size at each sweep point (the
+// modes' txn_total_duration, and e2e_latency's).
+func pointFigures(measured []benchResult, points []benchPoint) result.BenchFigures {
+	figs := result.BenchFigures{}
 	for _, pt := range points {
-		var reps, e2e []bench.Repeat
+		var reps []bench.Repeat
 		for _, r := range measured {
 			if r.plan.point == pt && r.snap != nil {
-				rep := bench.Repeat{Run: r.run, Snapshot: r.snap, Windows: r.windows}
-				reps = append(reps, rep)
-				e2e = append(e2e, rep)
+				reps = append(reps, bench.Repeat{Run: r.run, Snapshot: r.snap, Windows: r.windows})
 			}
 		}
 		main := bench.ModeFigures(reps, bench.TxnTotalDuration)
-		ends := bench.ModeFigures(e2e, bench.E2ELatency)
+		ends := bench.ModeFigures(reps, bench.E2ELatency)
 		for batch, fs := range main {
 			if f := ends[batch]; len(f) > 0 && len(f[0].Spectra) > 0 {
 				fs = append(fs, f[0]) // e2e_latency's spectrum by mode

@@ -35,6 +35,8 @@ type benchEnv struct {
 	admin *kgo.Client
 	// fault is the catalog row of --fault (a cluster fault), nil for none.
 	fault *scenarios.Scenario
+	// brokerNote says which broker the backend runs (the settings' "broker").
+	brokerNote string
 }
 
 // benchPoint is a sweep point beside the batch size.

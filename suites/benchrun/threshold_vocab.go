@@ -9,9 +9,13 @@ import (
 
 // thresholdVocabulary is what a bench's thresholds may name: the metrics the
 // bench records and the tags report.go gives each group, with this bench's
-// values (its modes, batch sizes, partition counts, link latencies).
+// values (its modes, batch sizes, partition counts, link latencies, rates:
+// "20", "closed").
 func (o Options) thresholdVocabulary() bench.Vocabulary {
-	var modes, batches, partitions, latencies []string
+	var modes, batches, partitions, latencies, rates []string
+	for _, r := range o.Rates {
+		rates = append(rates, rateName(r))
+	}
 	for _, m := range o.Modes {
 		modes = append(modes, string(m))
 	}
@@ -28,7 +32,7 @@ func (o Options) thresholdVocabulary() bench.Vocabulary {
 		Latencies: bench.MetricNames(bench.Latency, bench.InBench),
 		Counters:  bench.MetricNames(bench.Counter, bench.InBench),
 		Tags: map[string][]string{
-			"mode": modes, "batch": batches, "partitions": partitions, "latency": latencies,
+			"mode": modes, "batch": batches, "partitions": partitions, "latency": latencies, "rate": rates,
 			"realization": kip1289.RealizationNames(),
 		},
 	}
