@@ -95,6 +95,14 @@ if [ -s "$work/scala.txt" ]; then
     -classpath "$work/classes:$cp" -d "$work/classes" @"$work/scala.txt" >"$work/scalac.log" 2>&1 ||
     { cat "$work/scalac.log" >&2; exit 1; }
 fi
+# Our checks that need no broker (src/test): a failed one fails the build.
+mkdir -p "$work/test-classes"
+find "$here/src/test/java" -name '*.java' >"$work/test.txt"
+javac -nowarn -encoding UTF-8 --release 17 -proc:none -cp "$work/classes:$cp" -d "$work/test-classes" @"$work/test.txt" 2>"$work/javac-test.log" ||
+  { cat "$work/javac-test.log" >&2; exit 1; }
+for check in $(cd "$work/test-classes" && find . -name '*Check.class' | sed 's#^\./##; s#\.class$##; s#/#.#g'); do
+  java -cp "$work/test-classes:$work/classes:$cp" "$check" || { echo "kafka-kip1289: $check failed" >&2; exit 1; }
+done
 rm -f "$out/kip1289.jar"
 jar --create --file "$out/kip1289.jar" -C "$work/classes" .
 echo "kafka-kip1289: built kip1289.jar ($(jar --list --file "$out/kip1289.jar" | grep -c '\.class$') classes) for Kafka $version"

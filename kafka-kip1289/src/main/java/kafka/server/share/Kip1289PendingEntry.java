@@ -62,7 +62,7 @@ final class Kip1289PendingEntry {
         for (LapsedAck a : lapsed) {
             ranges.add(new PendingSet.Range(a.firstOffset(), a.lastOffset(), a.tentativeState().id(), a.deliveryCount(), true));
         }
-        return new PendingSet.Entry(transactionalId, producerId, producerEpoch, stageOffset, ranges);
+        return new PendingSet.Entry(transactionalId, producerId, producerEpoch, stageOffset, PendingSet.Range.coalesce(ranges));
     }
 
     /**

@@ -7,6 +7,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -40,6 +41,36 @@ public record PendingSet(long seq, List<Entry> entries) {
      * whether the lock policy `expire` released it meanwhile (lapsed).
      */
     public record Range(long firstOffset, long lastOffset, byte tentativeState, short deliveryCount, boolean lapsed) {
+
+        /**
+         * The ranges with each run of adjacent ones that a COMMIT and an ABORT
+         * treat alike (the same tentative state, delivery count and lapsed
+         * flag) made one: a leader tracks acknowledged records offset by
+         * offset, and written as they are the set grows with the batch
+         * (0-0,1-1,2-2,...), in every state write of the share-partition.
+         * Ordered by lapsed, then first offset; what a reader restores is
+         * the same offsets in the same states.
+         */
+        public static List<Range> coalesce(List<Range> ranges) {
+            List<Range> sorted = new ArrayList<>(ranges);
+            sorted.sort(Comparator.comparing(Range::lapsed).thenComparingLong(Range::firstOffset));
+            List<Range> out = new ArrayList<>();
+            for (Range r : sorted) {
+                int last = out.size() - 1;
+                if (last >= 0 && out.get(last).continuedBy(r)) {
+                    Range prev = out.get(last);
+                    out.set(last, new Range(prev.firstOffset(), r.lastOffset(), r.tentativeState(), r.deliveryCount(), r.lapsed()));
+                } else {
+                    out.add(r);
+                }
+            }
+            return out;
+        }
+
+        private boolean continuedBy(Range next) {
+            return next.firstOffset() == lastOffset + 1 && next.tentativeState() == tentativeState
+                && next.deliveryCount() == deliveryCount && next.lapsed() == lapsed;
+        }
     }
 
     /** The seq a leader of leaderEpoch gives its n-th set. */
