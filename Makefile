@@ -111,8 +111,10 @@ test-short: lint
 images:
 	KAFKA_VERSIONS="$(KAFKA_VERSIONS)" bash docker/build-images.sh
 
+## bench: the ack modes' load curve at batch 10 (rates 5, 20, 50 and the
+## closed loop, 5 repeats each, the cluster's floor), about 20 minutes on Docker.
 bench: build
-	$(BIN) bench --mode transactional,explicit,implicit --repeats 5 --batch 1,10,100
+	$(BIN) bench --mode transactional,explicit,implicit --repeats 5 --batch 10 --rate 5,20,50,0
 
 clean:
 	rm -rf bin runs
