@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -57,7 +58,8 @@ func huntedMutants() []huntedMutant {
 }
 
 // TestHuntFindsMutants hunts each broken system on the embedded backend
-// for SHARECHAOS_HUNT_BUDGET (default 5m) and wants a finding shrunk to a
+// for SHARECHAOS_HUNT_BUDGET (default 5m), SHARECHAOS_HUNT_TRIALS trials a
+// round (default the hunt's), and wants a finding shrunk to a
 // scenario file that fails in 2 of 3 replays and parses; it prints the
 // table. SHARECHAOS_MUTANTS=a,b picks some. make hunt-mutants runs every
 // one; make mutants runs produce-twice on a short budget.
@@ -69,6 +71,14 @@ func TestHuntFindsMutants(t *testing.T) {
 			t.Fatalf("SHARECHAOS_HUNT_BUDGET: %v", err)
 		}
 		budget = d
+	}
+	trials := 0
+	if v := os.Getenv("SHARECHAOS_HUNT_TRIALS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("SHARECHAOS_HUNT_TRIALS %q: want a count of trials", v)
+		}
+		trials = n
 	}
 	only := os.Getenv("SHARECHAOS_MUTANTS")
 	// The hunts' directories outlive a failed test, so a missed mutant's
@@ -97,7 +107,7 @@ func TestHuntFindsMutants(t *testing.T) {
 		}
 		t.Setenv(ctp.MutantEnv, string(m.mutant))
 		t.Setenv("SHARECHAOS_KIP1289_BROKEN", m.broken)
-		o := Options{Budget: budget, ShrinkBudget: budget, Findings: 1}
+		o := Options{Budget: budget, ShrinkBudget: budget, Findings: 1, TrialsPerRound: trials}
 		o.Backend, o.Seed = "embedded", int64(1289+i)
 		o.Out = filepath.Join(base, strings.NewReplacer(":", "-", "~", "-").Replace(m.name()))
 		if m.client != "" {
