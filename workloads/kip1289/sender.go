@@ -27,9 +27,8 @@ type Sender struct {
 	// producesFirst: the caller vouches that every transaction it sends
 	// acks into already has records produced and flushed (CallerProducesFirst).
 	producesFirst bool
-	// began is when the last send began; prepared how long it took to its
-	// first request (SendTimings.Prepare).
-	began    time.Time
+	// prepared is how long the last send took to its first request
+	// (SendTimings.Prepare).
 	prepared time.Duration
 }
 
@@ -86,7 +85,7 @@ func (s *Sender) SendShareAcksToTransaction(ctx context.Context, acks ShareAckno
 	if len(acks) == 0 {
 		return nil
 	}
-	s.began = time.Now()
+	began := time.Now()
 	if err := inTransaction(ctx, s.producer); err != nil {
 		return fmt.Errorf("send share acks to txn: %w", err)
 	}
@@ -106,7 +105,7 @@ func (s *Sender) SendShareAcksToTransaction(ctx context.Context, acks ShareAckno
 			return fmt.Errorf("send share acks to txn: %w", err)
 		}
 	}
-	s.prepared = time.Since(s.began)
+	s.prepared = time.Since(began)
 	if err := s.t.send(ctx, p, acks, md); err != nil {
 		return fmt.Errorf("send share acks to txn: %w", err)
 	}
