@@ -82,7 +82,15 @@ var benchTemplate = template.Must(template.New("bench").Funcs(templateFuncs).Fun
 		return nil
 	},
 	"attributionIntro": attributionIntro,
-	"curvesIntro":      curvesIntro,
+	"brokerTimes": func(b result.Bench) *cellTable {
+		if t, ok := brokerTable(b); ok {
+			return &t
+		}
+		return nil
+	},
+	"brokerIntro":   brokerIntro,
+	"brokerMissing": brokerMissing,
+	"curvesIntro":   curvesIntro,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -114,6 +122,10 @@ var benchTemplate = template.Must(template.New("bench").Funcs(templateFuncs).Fun
 {{with attribution .B}}<h2 id="attribution">{{.Title}}</h2>
 <p>{{attributionIntro $.B}}</p>
 {{template "cells" .}}{{end}}
+{{with brokerTimes .B}}<h2 id="broker-times">{{.Title}}</h2>
+<p>{{brokerIntro}}</p>
+{{template "cells" .}}{{else}}{{with brokerMissing $.B}}<h2 id="broker-times">Where the brokers spend a transaction's time</h2>
+<p>Not read: {{.}}</p>{{end}}{{end}}
 {{if .Curves}}<h2 id="curves">Load curves</h2>
 <p>{{curvesIntro .B}} The plots are under each batch size's heading below.</p>
 {{range .Curves}}<h3>{{.Title}}</h3>

@@ -347,6 +347,12 @@ func writeCellTables(w io.Writer, b result.Bench) {
 		p("## %s\n\n%s\n\n", t.Title, attributionIntro(b))
 		table(t)
 	}
+	if t, ok := brokerTable(b); ok {
+		p("## %s\n\n%s\n\n", t.Title, brokerIntro())
+		table(t)
+	} else if why := brokerMissing(b); why != "" {
+		p("## Where the brokers spend a transaction's time\n\nNot read: %s\n\n", md(why))
+	}
 	if len(b.Curves) > 0 {
 		p("## Load curves\n\n%s\n\n", curvesIntro(b))
 		for _, t := range curveTables(b) {

@@ -224,3 +224,55 @@ func TestBenchCurvesReported(t *testing.T) {
 		t.Errorf("%d SVGs, want the 6 of the sample and the curve", n)
 	}
 }
+
+func TestBenchBrokerTimesReported(t *testing.T) {
+	b, figs := sampleBench(t)
+	for rep, remote := range []float64{8, 10, 9} {
+		b.Runs = append(b.Runs, result.BenchRun{Mode: "transactional", Realization: "native", Batch: 10, Repeat: rep,
+			Counters: map[string]int64{bench.Transactions: 100},
+			BrokerRequests: []result.BrokerRequest{
+				{API: "TxnShareAcknowledge", Count: 300, TotalMs: remote + 1, RequestQueueMs: 0.1, LocalMs: 0.9, RemoteMs: remote},
+				{API: "FetchFollower", Count: 5000, TotalMs: 400},
+			}})
+	}
+	// A failed repeat and one whose reading failed count for nothing.
+	b.Runs = append(b.Runs, result.BenchRun{Mode: "transactional", Realization: "native", Batch: 10, Error: "boom",
+		Counters: map[string]int64{bench.Transactions: 1}, BrokerRequests: []result.BrokerRequest{{API: "TxnShareAcknowledge", Count: 1, TotalMs: 900}}},
+		result.BenchRun{Mode: "transactional", Realization: "native", Batch: 10, Counters: map[string]int64{bench.Transactions: 1},
+			BrokerRequestsError: "read request metrics of broker 2: connection refused"})
+	dir := t.TempDir()
+	if err := reports.WriteBench(dir, b, figs); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
+	for _, want := range []string{
+		"## Where the brokers spend a transaction's time",
+		"| transactional/native | 10 | TxnShareAcknowledge | 3.00 | 10 | 0.1 | 0.9 | 9 | 0 | 3 |",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("summary.md lacks %q", want)
+		}
+	}
+	for _, unwanted := range []string{"FetchFollower", "| 900 |"} {
+		if strings.Contains(string(md), unwanted) {
+			t.Errorf("summary.md has %q: not a request of the loop, or a failed repeat", unwanted)
+		}
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, "report.html"))
+	if !strings.Contains(string(page), `<h2 id="broker-times">`) {
+		t.Errorf("report.html lacks the broker-side table")
+	}
+
+	// No repeat read: the reason is printed instead of a table.
+	b2, figs2 := sampleBench(t)
+	b2.Runs = append(b2.Runs, result.BenchRun{Mode: "explicit", Batch: 10, Counters: map[string]int64{bench.Transactions: 1},
+		BrokerRequestsError: "read request metrics of broker 2: connection refused"})
+	dir2 := t.TempDir()
+	if err := reports.WriteBench(dir2, b2, figs2); err != nil {
+		t.Fatal(err)
+	}
+	md2, _ := os.ReadFile(filepath.Join(dir2, "summary.md"))
+	if !strings.Contains(string(md2), "Not read: read request metrics of broker 2: connection refused") {
+		t.Errorf("summary.md does not say why the brokers' times are missing:\n%s", md2)
+	}
+}

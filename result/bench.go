@@ -85,8 +85,31 @@ type BenchRun struct {
 	Counters      map[string]int64 `json:"counters,omitempty"`
 	TxnPerSec     float64          `json:"txn_per_s"`
 	RecordsPerSec float64          `json:"records_per_s"`
+	// BrokerRequests is what the brokers themselves measured of the requests
+	// they served during the measured phase, per API (Kafka's
+	// RequestMetrics, summed over the brokers); absent where the backend's
+	// brokers cannot be read. BrokerRequestsError says why a reading failed.
+	BrokerRequests      []BrokerRequest `json:"broker_requests,omitempty"`
+	BrokerRequestsError string          `json:"broker_requests_error,omitempty"`
 	// Error is set when the repeat failed; its numbers are then partial.
 	Error string `json:"error,omitempty"`
+}
+
+// BrokerRequest is one API's requests served during a run, as Kafka's
+// brokers timed them: how many, and the mean milliseconds of each part of a
+// request's life in the broker (whole milliseconds per request, as Kafka
+// records them).
+type BrokerRequest struct {
+	API   string `json:"api"`
+	Count int64  `json:"count"`
+	// TotalMs is the whole; the parts: waiting for a handler thread, the
+	// handler's own work, waiting on others (replication, the share
+	// coordinator, a purgatory), and the response queued and sent.
+	TotalMs        float64 `json:"total_ms"`
+	RequestQueueMs float64 `json:"request_queue_ms"`
+	LocalMs        float64 `json:"local_ms"`
+	RemoteMs       float64 `json:"remote_ms"`
+	ResponseMs     float64 `json:"response_ms"`
 }
 
 // BenchComparison compares one mode with the baseline for one batch size,

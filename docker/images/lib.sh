@@ -40,3 +40,19 @@ report_built() {
 report_skipped() {
   echo "images: skipped $1, inputs unchanged (hash ${2:0:12}, $(image_size "$1"))"
 }
+
+# The Jolokia JVM agent in our Kafka images: it serves the broker's JMX over
+# HTTP, read-only (jolokia-access.xml), so the docker backend can read Kafka's
+# own request metrics per API (internal/cluster/docker/request_times.go).
+JOLOKIA_VERSION=2.4.2
+
+# fetch_jolokia_agent DIR: the agent from Maven Central as DIR/jolokia-agent.jar.
+fetch_jolokia_agent() {
+  local log
+  log=$(mktemp)
+  mvn -B -q org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
+    -Dartifact="org.jolokia:jolokia-agent-jvm:$JOLOKIA_VERSION:jar:javaagent" \
+    -DoutputDirectory="$1" >"$log" 2>&1 || { tail -30 "$log" >&2; rm -f "$log"; return 1; }
+  rm -f "$log"
+  mv "$1/jolokia-agent-jvm-$JOLOKIA_VERSION-javaagent.jar" "$1/jolokia-agent.jar"
+}

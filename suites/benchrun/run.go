@@ -145,6 +145,7 @@ func runOne(ctx context.Context, env *benchEnv, p benchPlan, dir string) benchRe
 	res.windows = r.windows()
 	res.run.Started = r.started
 	res.run = bench.FillRun(res.run, res.snap, res.windows)
+	res.run.BrokerRequests, res.run.BrokerRequestsError = r.brokerRequests, r.brokerRequestsErr
 	if err != nil {
 		res.run.Error = err.Error()
 		res.harness = r.harness && ctx.Err() == nil
@@ -183,6 +184,10 @@ type benchRunner struct {
 	feed    *feeder
 	tail    *tailReader
 
+	// brokerRequests: the measured phase as the brokers timed it (or why not).
+	brokerRequests    []result.BrokerRequest
+	brokerRequestsErr string
+
 	faultMu     sync.Mutex
 	faultReport faults.Report
 	faultEnd    time.Time
@@ -207,10 +212,12 @@ func (r *benchRunner) run(ctx context.Context) error {
 			return err
 		}
 	}
+	brokers := readBrokerTimesBefore(ctx, r.env.c)
 	r.started = time.Now()
 	stopFault := r.startFault(ctx)
 	stats, err := r.drive(ctx, workers, r.rec, o.Duration, true)
 	faultErr := stopFault()
+	r.brokerRequests, r.brokerRequestsErr = brokers.since(ctx)
 	if err != nil {
 		return err
 	}

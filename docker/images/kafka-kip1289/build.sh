@@ -22,8 +22,8 @@ jre_id=$(docker image inspect -f '{{ .Id }}' "$jre") || {
   exit 1
 }
 mapfile -t inputs < <(find "$src" -type f ! -path '*/target/*' | LC_ALL=C sort)
-hash=$( (hash_files "$here"/{Dockerfile,start.sh,version,build.sh} "$here/../kafka/log4j2.xml" "${inputs[@]}"
-  echo "$jre_id") | sha256sum | cut -d' ' -f1)
+hash=$( (hash_files "$here"/{Dockerfile,start.sh,version,build.sh} "$here"/../kafka/{log4j2.xml,jolokia-access.xml} "${inputs[@]}"
+  echo "$jre_id $JOLOKIA_VERSION") | sha256sum | cut -d' ' -f1)
 if up_to_date "$image" "$hash"; then
   report_skipped "$image" "$hash"
   exit 0
@@ -44,7 +44,8 @@ mkdir -p "$ctx/kip1289"
 bash "$src/build.sh" "$version" "$ctx/out"
 mv "$ctx/out/libs" "$ctx/libs"
 mv "$ctx/out/kip1289.jar" "$ctx/kip1289/"
-cp "$here"/{Dockerfile,start.sh} "$here/../kafka/log4j2.xml" "$ctx/"
+fetch_jolokia_agent "$ctx/agent"
+cp "$here"/{Dockerfile,start.sh} "$here"/../kafka/{log4j2.xml,jolokia-access.xml} "$ctx/"
 # The legacy builder (Debian's engine has no buildx) warns on stderr on
 # every build; keep the warning out and errors in.
 docker build -q --label "$HASH_LABEL=$hash" --build-arg "JRE_IMAGE=$jre" \

@@ -20,7 +20,7 @@ jre_id=$(docker image inspect -f '{{ .Id }}' "$jre") || {
   echo "kafka: base image $jre is missing: build it first (docker/build-images.sh)" >&2
   exit 1
 }
-hash=$( (hash_files "$here"/{Dockerfile,pom.xml,log4j2.xml,start.sh,build.sh}; echo "$version $jre_id") |
+hash=$( (hash_files "$here"/{Dockerfile,pom.xml,log4j2.xml,jolokia-access.xml,start.sh,build.sh}; echo "$version $jre_id $JOLOKIA_VERSION") |
   sha256sum | cut -d' ' -f1)
 if up_to_date "$image" "$hash"; then
   report_skipped "$image" "$hash"
@@ -41,7 +41,8 @@ mvn -B -q -f "$here/pom.xml" -Dkafka.version="$version" \
   dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$ctx/libs" \
   >"$ctx/mvn.log" 2>&1 || { tail -30 "$ctx/mvn.log" >&2; exit 1; }
 rm -f "$ctx/mvn.log"
-cp "$here"/{Dockerfile,log4j2.xml,start.sh} "$ctx/"
+fetch_jolokia_agent "$ctx/agent"
+cp "$here"/{Dockerfile,log4j2.xml,jolokia-access.xml,start.sh} "$ctx/"
 # The legacy builder (Debian's engine has no buildx) warns on stderr on
 # every build; keep the warning out and errors in.
 docker build -q --label "$HASH_LABEL=$hash" --build-arg "JRE_IMAGE=$jre" \

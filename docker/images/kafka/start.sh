@@ -28,4 +28,12 @@ if [ ! -f "$data/meta.properties" ]; then
   java "${java_opts[@]}" kafka.tools.StorageTool format \
     --config "$config" --cluster-id "$CLUSTER_ID" "${features[@]}"
 fi
-exec java "${java_opts[@]}" kafka.Kafka "$config"
+# Kafka's JMX metrics (its request times per API) served read-only over HTTP
+# on 8778 for the backend (docker/images/kafka/jolokia-access.xml); only the
+# broker's JVM carries the agent, not the format above.
+agent=/opt/kafka/agent/jolokia-agent.jar
+agent_opts=()
+if [ -f "$agent" ]; then
+  agent_opts=("-javaagent:$agent=host=0.0.0.0,port=8778,discoveryEnabled=false,policyLocation=file:///opt/kafka/config/jolokia-access.xml")
+fi
+exec java "${agent_opts[@]}" "${java_opts[@]}" kafka.Kafka "$config"

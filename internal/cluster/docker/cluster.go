@@ -41,6 +41,7 @@ type Cluster struct {
 	// images are the brokers' images by node (index 0 unused; "": KafkaImage).
 	images    map[int]string
 	bootstrap []string // index node-1: 127.0.0.1:<client proxy>
+	metrics   []string // index node-1: http://127.0.0.1:<metrics proxy>
 
 	admin *kgo.Client
 	adm   *kadm.Client
@@ -51,13 +52,14 @@ type Cluster struct {
 }
 
 var (
-	_ cluster.Cluster    = (*Cluster)(nil)
-	_ cluster.Processes  = (*Cluster)(nil)
-	_ cluster.Pauser     = (*Cluster)(nil)
-	_ cluster.Links      = (*Cluster)(nil)
-	_ cluster.Network    = (*Cluster)(nil)
-	_ cluster.Roles      = (*Cluster)(nil)
-	_ cluster.BrokerLogs = (*Cluster)(nil)
+	_ cluster.Cluster      = (*Cluster)(nil)
+	_ cluster.Processes    = (*Cluster)(nil)
+	_ cluster.Pauser       = (*Cluster)(nil)
+	_ cluster.Links        = (*Cluster)(nil)
+	_ cluster.Network      = (*Cluster)(nil)
+	_ cluster.Roles        = (*Cluster)(nil)
+	_ cluster.BrokerLogs   = (*Cluster)(nil)
+	_ cluster.RequestTimer = (*Cluster)(nil)
 )
 
 // Name is "docker".

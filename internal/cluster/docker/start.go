@@ -120,7 +120,7 @@ func (c *Cluster) start(ctx context.Context) error {
 func (c *Cluster) startProxy(ctx context.Context) error {
 	exposed := []string{strconv.Itoa(proxyAPIPort) + "/tcp"}
 	for n := 1; n <= c.opts.Brokers; n++ {
-		exposed = append(exposed, clientProxyPort(n))
+		exposed = append(exposed, clientProxyPort(n), metricsProxyPort(n))
 	}
 	aliases := make(map[string][]string, len(c.networks))
 	for _, name := range c.networks {
@@ -170,6 +170,11 @@ func (c *Cluster) startProxy(ctx context.Context) error {
 			return fmt.Errorf("find client proxy port of broker %d: %w", n, err)
 		}
 		c.bootstrap = append(c.bootstrap, net.JoinHostPort("127.0.0.1", p.Port()))
+		m, err := ctr.MappedPort(ctx, metricsProxyPort(n))
+		if err != nil {
+			return fmt.Errorf("find metrics proxy port of broker %d: %w", n, err)
+		}
+		c.metrics = append(c.metrics, "http://"+net.JoinHostPort("127.0.0.1", m.Port()))
 	}
 
 	info, err := ctr.Inspect(ctx)
@@ -189,6 +194,7 @@ func (c *Cluster) startProxy(ctx context.Context) error {
 	for _, l := range c.links {
 		specs = append(specs, proxySpec{Name: l.Name, Listen: l.Listen, Upstream: l.Upstream, Enabled: true})
 	}
+	specs = append(specs, metricsProxies(c.opts.Brokers)...)
 	if err := c.api.populate(ctx, specs); err != nil {
 		return fmt.Errorf("create proxies: %w", err)
 	}

@@ -32,10 +32,17 @@ const (
 	brokerInternalPort   = 9093
 	brokerControllerPort = 9094
 
+	// brokerMetricsPort is the Jolokia agent in our Kafka images (Kafka's
+	// JMX read over HTTP), reached through the proxy "metrics-<id>",
+	// published like the client proxies; it is no cluster link, so no fault
+	// touches it.
+	brokerMetricsPort = 8778
+
 	proxyAPIPort        = 8474
 	proxyClientBase     = 19000
 	proxyInternalBase   = 19100
 	proxyControllerBase = 19200
+	proxyMetricsBase    = 19300
 
 	proxyAlias = "toxiproxy"
 
@@ -67,6 +74,20 @@ func brokerContainerName(runID string, node int) string {
 func proxyContainerName(runID string) string { return "sharechaos-" + runID + "-toxiproxy" }
 
 func clientProxyPort(node int) string { return strconv.Itoa(proxyClientBase+node) + "/tcp" }
+
+func metricsProxyPort(node int) string { return strconv.Itoa(proxyMetricsBase+node) + "/tcp" }
+
+// metricsProxies are the proxies to each broker's metrics port: not links
+// (links leaves them out), so latency, isolation and disconnects pass them by.
+func metricsProxies(brokers int) []proxySpec {
+	var ps []proxySpec
+	for n := 1; n <= brokers; n++ {
+		ps = append(ps, proxySpec{Name: fmt.Sprintf("metrics-%d", n), Enabled: true,
+			Listen:   net.JoinHostPort("0.0.0.0", strconv.Itoa(proxyMetricsBase+n)),
+			Upstream: net.JoinHostPort(brokerAlias(n), strconv.Itoa(brokerMetricsPort))})
+	}
+	return ps
+}
 
 // links lays out every proxy. proxyIPs[i] is toxiproxy's address on broker
 // i+1's network.
