@@ -23,10 +23,14 @@ type ClusterInfo struct {
 	Image string `json:"image,omitempty"`
 	// JVM is how the suite ran the brokers' JVM (the docker backend's
 	// --broker-jit), "" where it did not start them.
-	JVM       string   `json:"jvm,omitempty"`
-	Bootstrap []string `json:"bootstrap,omitempty"`
-	BrokerIDs []int32  `json:"broker_ids"`
-	Brokers   int      `json:"brokers"`
+	JVM string `json:"jvm,omitempty"`
+	// ClientSecurity is how the clients reached the brokers when more than
+	// PLAINTEXT (protocol, mechanism, user, the CA and certificate files;
+	// never the password).
+	ClientSecurity string   `json:"client_security,omitempty"`
+	Bootstrap      []string `json:"bootstrap,omitempty"`
+	BrokerIDs      []int32  `json:"broker_ids"`
+	Brokers        int      `json:"brokers"`
 	// Features are the finalized feature levels (share.version,
 	// transaction.version, ...), name -> level.
 	Features map[string]int16 `json:"features,omitempty"`
@@ -70,6 +74,9 @@ func (c *ClusterInfo) Rows() [][2]string {
 	}
 	if c.JVM != "" {
 		rows = append(rows, [2]string{"broker jvm", c.JVM})
+	}
+	if c.ClientSecurity != "" {
+		rows = append(rows, [2]string{"client security", c.ClientSecurity})
 	}
 	if len(c.Bootstrap) > 0 {
 		rows = append(rows, [2]string{"bootstrap", strings.Join(c.Bootstrap, ",")})

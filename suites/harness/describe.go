@@ -60,6 +60,9 @@ func DescribeCluster(ctx context.Context, c cluster.Cluster, common Common) *res
 	}
 	info.Brokers = len(info.BrokerIDs)
 	info.GroupDefaults = groupDefaults(dctx, cl)
+	if cfg := cluster.ClientConfigOf(c); !cfg.IsZero() {
+		info.ClientSecurity = cfg.Describe()
+	}
 	switch dc := c.(type) {
 	case *docker.Cluster:
 		info.Image = dc.Options().KafkaImage

@@ -31,6 +31,9 @@ type DockerFlags struct {
 	// UpgradeTo is the release rolling-upgrade moves the brokers to
 	// (--upgrade-to; "": the newest of KafkaVersions).
 	UpgradeTo string
+	// Security is the brokers' client listener (docker.Securities):
+	// plaintext, or sasl_ssl (SCRAM-SHA-512 over mutual TLS).
+	Security string
 }
 
 // Versions are the releases a run goes through, in the order given: [""]
@@ -93,6 +96,7 @@ func (d DockerFlags) ForImage(i string) DockerFlags {
 func (d *DockerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.BrokerJIT, "broker-jit", docker.JITC1, "docker backend: the brokers' JIT, c1 (short-lived brokers on few cores: fastest) or full (HotSpot's C2 too, for latency figures beside a production JVM's)")
 	fs.Var((*ListFlag)(&d.KafkaImages), "kafka-image", "docker backend: the Kafka image to qualify (default $SHARECHAOS_KAFKA_IMAGE, else ours; docker/README.md says what an image must do); bench takes several, comma-separated, and compares them (a patched build beside its stock image)")
+	fs.StringVar(&d.Security, "broker-security", docker.SecurityPlaintext, "docker backend: the brokers' client listener, plaintext or sasl_ssl (SCRAM-SHA-512 over mutual TLS: a CA, certificates and a password made fresh per cluster, none of them written into the run directory; our images only)")
 	fs.StringVar(&d.UpgradeTo, "upgrade-to", "", "docker backend: the release rolling-upgrade moves the brokers to, on our image of it (default: the newest --kafka-version); an older one tries a downgrade, which Kafka may refuse")
 	fs.Var((*ListFlag)(&d.KafkaVersions), "kafka-version", "docker backend: Apache Kafka releases to run, repeated or comma-separated (4.2.2,4.3.2,4.4.0), each on our image of it (make images KAFKA_VERSIONS=\"4.2.2 4.4.0\"); run runs every cell on each, side by side in one report")
 }
@@ -105,6 +109,9 @@ func (d *DockerFlags) register(fs *flag.FlagSet) {
 func (d DockerFlags) check(chosen bool) error {
 	if d.BrokerJIT != "" && !slices.Contains(docker.JITs, d.BrokerJIT) {
 		return Usagef("--broker-jit %q: want one of %v", d.BrokerJIT, docker.JITs)
+	}
+	if d.Security != "" && !slices.Contains(docker.Securities, d.Security) {
+		return Usagef("--broker-security %q: want one of %v", d.Security, docker.Securities)
 	}
 	if d.UpgradeTo != "" {
 		if err := docker.CheckVersion(d.UpgradeTo); err != nil {
@@ -193,7 +200,7 @@ func startDocker(ctx context.Context, o StartOptions) (cluster.Cluster, error) {
 		configs = map[string]string{KIP1289PendingLockConfig: o.PendingLock}
 	}
 	c, err := docker.Start(ctx, docker.Options{Brokers: o.Brokers, RunID: "sc-" + o.RunID, KafkaImage: d.image(), Releases: d.releases(), BrokerJIT: d.BrokerJIT,
-		BrokerConfigs: configs, LogDir: filepath.Join(o.Dir, "broker-logs"), Logger: o.Log})
+		Security: d.Security, BrokerConfigs: configs, LogDir: filepath.Join(o.Dir, "broker-logs"), Logger: o.Log})
 	if c == nil {
 		return nil, err
 	}

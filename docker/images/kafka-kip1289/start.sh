@@ -28,9 +28,16 @@ if [ -z "$data" ]; then
   echo "start: $config sets no log.dirs" >&2
   exit 1
 fi
+# A secured client listener's SCRAM user (the docker backend's
+# --broker-security sasl_ssl copies its credential here) is created with the
+# storage, as kafka-storage format --add-scram does for a new cluster.
+scram=()
+if [ -f /mnt/shared/config/scram-credentials ]; then
+  scram=(--add-scram "$(cat /mnt/shared/config/scram-credentials)")
+fi
 if [ ! -f "$data/meta.properties" ]; then
   java "${java_opts[@]}" kafka.tools.StorageTool format \
-    --config "$config" --cluster-id "$CLUSTER_ID" --feature share.version=1
+    --config "$config" --cluster-id "$CLUSTER_ID" --feature share.version=1 "${scram[@]}"
 fi
 # Kafka's JMX metrics (its request times per API) served read-only over HTTP
 # on 8778 for the backend (docker/images/kafka/jolokia-access.xml); only the

@@ -20,13 +20,20 @@ fi
 # share.version=1 on 4.2 and 4.3, 2 on 4.4, whose dead-letter queue needs
 # it), as a new cluster of that release would be; SHARECHAOS_FORMAT_FEATURES
 # ("share.version=1 transaction.version=2") sets levels of one's own.
+# A secured client listener's SCRAM user (the docker backend's
+# --broker-security sasl_ssl copies its credential here) is created with the
+# storage, as kafka-storage format --add-scram does for a new cluster.
+scram=()
+if [ -f /mnt/shared/config/scram-credentials ]; then
+  scram=(--add-scram "$(cat /mnt/shared/config/scram-credentials)")
+fi
 if [ ! -f "$data/meta.properties" ]; then
   features=()
   for f in ${SHARECHAOS_FORMAT_FEATURES:-}; do
     features+=(--feature "$f")
   done
   java "${java_opts[@]}" kafka.tools.StorageTool format \
-    --config "$config" --cluster-id "$CLUSTER_ID" "${features[@]}"
+    --config "$config" --cluster-id "$CLUSTER_ID" "${features[@]}" "${scram[@]}"
 fi
 # Kafka's JMX metrics (its request times per API) served read-only over HTTP
 # on 8778 for the backend (docker/images/kafka/jolokia-access.xml); only the

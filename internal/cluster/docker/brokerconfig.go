@@ -70,6 +70,9 @@ type brokerWiring struct {
 	// clientAddr is the address clients on the host dial for this broker:
 	// its client proxy's published port on 127.0.0.1.
 	clientAddr string
+	// security is the client listener's settings when it is secured
+	// (security.go); they replace the wiring's PLAINTEXT for it.
+	security map[string]string
 }
 
 // serverProperties renders one broker's configuration: its listeners and
@@ -97,6 +100,7 @@ func serverProperties(w brokerWiring, overrides map[string]string) string {
 		"log.dirs":                       "/var/lib/kafka/data",
 	}
 	maps.Copy(props, wiring)
+	maps.Copy(props, w.security)
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "# broker %d of %d, written by the sharechaos docker backend\n", w.node, w.brokers)

@@ -43,6 +43,9 @@ type Cluster struct {
 	bootstrap []string // index node-1: 127.0.0.1:<client proxy>
 	metrics   []string // index node-1: http://127.0.0.1:<metrics proxy>
 
+	// security is the client listener's material (nil: PLAINTEXT).
+	security *clientSecurity
+
 	admin *kgo.Client
 	adm   *kadm.Client
 
@@ -128,6 +131,7 @@ func (c *Cluster) Close(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("remove run %s: %w", c.opts.RunID, err))
 		}
 		errs = append(errs, c.eng.Close())
+		c.security.remove()
 		c.closeErr = errors.Join(errs...)
 	})
 	return c.closeErr

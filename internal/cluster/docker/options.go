@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -45,6 +46,10 @@ type Options struct {
 	// StartTimeout bounds Start from the first container to a share group
 	// that consumes (default 4 minutes: three JVMs on two cores).
 	StartTimeout time.Duration
+	// Security is the brokers' client listener: SecurityPlaintext (the
+	// default) or SecuritySASLSSL (SCRAM-SHA-512 over mutual TLS; our images
+	// only, which create the SCRAM user at format time: security.go).
+	Security string
 	// Standalone labels the cluster's objects so that RemoveStale leaves
 	// them alone after the starting process exits (`sharechaos cluster up`;
 	// `cluster down` removes them).
@@ -105,6 +110,13 @@ func (o Options) withDefaults() (Options, error) {
 	o.BrokerJIT = firstNonEmpty(o.BrokerJIT, JITC1)
 	if !slices.Contains(JITs, o.BrokerJIT) {
 		return o, fmt.Errorf("check options: broker JIT %q: want one of %v", o.BrokerJIT, JITs)
+	}
+	o.Security = firstNonEmpty(o.Security, SecurityPlaintext)
+	if !slices.Contains(Securities, o.Security) {
+		return o, fmt.Errorf("check options: broker security %q: want one of %v", o.Security, Securities)
+	}
+	if o.Security == SecuritySASLSSL && !strings.HasPrefix(o.KafkaImage, "sharechaos/kafka") {
+		return o, fmt.Errorf("check options: broker security %s needs one of our Kafka images (their start.sh creates the SCRAM user), not %s", o.Security, o.KafkaImage)
 	}
 	if o.StartTimeout <= 0 {
 		o.StartTimeout = 4 * time.Minute

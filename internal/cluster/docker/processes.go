@@ -100,7 +100,7 @@ func (c *Cluster) Resume(ctx context.Context, node cluster.NodeID) error {
 func (c *Cluster) waitAnswers(ctx context.Context, node cluster.NodeID) error {
 	// A client of its own, seeded with this broker only: the admin client
 	// would send the request to whichever broker it likes.
-	direct, err := kgo.NewClient(kgo.SeedBrokers(c.bootstrap[node-1]), kgo.DialTimeout(2*time.Second))
+	direct, err := kgo.NewClient(append(c.ClientOpts(), kgo.SeedBrokers(c.bootstrap[node-1]), kgo.DialTimeout(2*time.Second))...)
 	if err != nil {
 		return fmt.Errorf("create client for broker %d: %w", node, err)
 	}

@@ -76,11 +76,11 @@ func (c *Cluster) waitBrokers(ctx context.Context) error {
 // shareConsumeOne joins the probe share group and polls until it gets the
 // probe record, which it accepts.
 func (c *Cluster) shareConsumeOne(ctx context.Context) error {
-	cl, err := kgo.NewClient(
+	cl, err := kgo.NewClient(append(c.ClientOpts(),
 		kgo.SeedBrokers(c.bootstrap...),
 		kgo.ShareGroup(readyGroup),
 		kgo.ConsumeTopics(readyTopic),
-	)
+	)...)
 	if err != nil {
 		return fmt.Errorf("create probe share consumer: %w", err)
 	}

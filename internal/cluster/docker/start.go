@@ -1,6 +1,7 @@
 package docker
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -88,20 +89,30 @@ func (c *Cluster) start(ctx context.Context) error {
 	}
 	log.Info("toxiproxy up", "proxies", len(c.links), "took", time.Since(began).Round(time.Millisecond))
 
+	if c.opts.Security == SecuritySASLSSL {
+		s, err := newClientSecurity(c.opts.Brokers)
+		if err != nil {
+			return fmt.Errorf("make the client listener's TLS and SCRAM material: %w", err)
+		}
+		c.security = s
+		if err := c.security.config.Export(); err != nil {
+			return err
+		}
+	}
 	began = time.Now()
 	if err := c.startBrokers(ctx); err != nil {
 		return err
 	}
 	log.Info("brokers started", "brokers", c.opts.Brokers, "took", time.Since(began).Round(time.Millisecond))
 
-	admin, err := kgo.NewClient(
+	admin, err := kgo.NewClient(append(c.ClientOpts(),
 		kgo.SeedBrokers(c.bootstrap...),
 		kgo.DialTimeout(3*time.Second),
 		// A broker can be down or cut off on purpose: fail a request
 		// instead of retrying it for the client's default 30 s.
 		kgo.RetryTimeout(10*time.Second),
 		kgo.MetadataMinAge(250*time.Millisecond),
-	)
+	)...)
 	if err != nil {
 		return fmt.Errorf("create admin client: %w", err)
 	}
@@ -255,8 +266,15 @@ func logTail(ctr testcontainers.Container, lines int) string {
 const brokerConfigPath = "/mnt/shared/config/server.properties"
 
 func (c *Cluster) brokerRequest(n int) testcontainers.GenericContainerRequest {
-	props := serverProperties(brokerWiring{node: n, brokers: c.opts.Brokers, clientAddr: c.bootstrap[n-1]},
-		c.opts.BrokerConfigs)
+	w := brokerWiring{node: n, brokers: c.opts.Brokers, clientAddr: c.bootstrap[n-1]}
+	files := []testcontainers.ContainerFile{}
+	if s := c.security; s != nil {
+		w.security = s.brokerConfigs()
+		for path, b := range map[string][]byte{brokerKeystorePath: s.keystore, brokerTruststorePath: s.truststore, brokerScramPath: []byte(s.scram)} {
+			files = append(files, testcontainers.ContainerFile{Reader: bytes.NewReader(b), ContainerFilePath: path, FileMode: 0o600})
+		}
+	}
+	props := serverProperties(w, c.opts.BrokerConfigs)
 	return testcontainers.GenericContainerRequest{
 		ContainerRequest: testcontainers.ContainerRequest{
 			Image:  c.brokerImage(n),
@@ -269,9 +287,9 @@ func (c *Cluster) brokerRequest(n int) testcontainers.GenericContainerRequest {
 			},
 			Networks:       []string{c.networks[n-1]},
 			NetworkAliases: map[string][]string{c.networks[n-1]: {brokerAlias(n)}},
-			Files: []testcontainers.ContainerFile{{
+			Files: append(files, testcontainers.ContainerFile{
 				Reader: strings.NewReader(props), ContainerFilePath: brokerConfigPath, FileMode: 0o644,
-			}},
+			}),
 			// Nothing published: clients reach brokers only through
 			// toxiproxy. The data lives on the broker's own volume
 			// (volumes.go), which outlives a swap of its container.

@@ -1,0 +1,205 @@
+package docker
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/hex"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharechaos/sharechaos/internal/clientcfg"
+	"github.com/sharechaos/sharechaos/internal/cluster"
+)
+
+// The brokers' client listener can be secured as a production cluster's is:
+// SASL_SSL with SCRAM-SHA-512 and mutual TLS (the client presents a
+// certificate the brokers' CA signed). Everything is made fresh per cluster:
+// a CA, one broker certificate (for 127.0.0.1, where clients dial the
+// proxies, and the brokers' names), a client certificate, and the password
+// of the one SCRAM user, created when the storage is formatted (random, or
+// $SHARECHAOS_SASL_PASSWORD when exported).
+// The keys and the password never go into the run directory: the client's
+// PEM files live in a private temporary directory removed with the cluster,
+// the password crosses into workers through clientcfg.EnvPassword only.
+// The inter-broker and controller listeners stay PLAINTEXT: they run on the
+// brokers' internal networks, which nothing but toxiproxy reaches.
+
+// Client listener security settings (Options.Security, --broker-security).
+const (
+	SecurityPlaintext = "plaintext"
+	SecuritySASLSSL   = "sasl_ssl"
+)
+
+// Securities are the choices of Options.Security.
+var Securities = []string{SecurityPlaintext, SecuritySASLSSL}
+
+// scramUser is the one SCRAM user of a secured cluster.
+const scramUser = "sharechaos"
+
+// Where a secured broker's TLS files and SCRAM credential go in its
+// container (our images' start.sh reads the credential file when it
+// formats the storage).
+const (
+	brokerKeystorePath   = "/mnt/shared/config/tls/broker.pem"
+	brokerTruststorePath = "/mnt/shared/config/tls/ca.pem"
+	brokerScramPath      = "/mnt/shared/config/scram-credentials"
+)
+
+// clientSecurity is a secured cluster's material: what the brokers get and
+// what the clients use.
+type clientSecurity struct {
+	dir    string // the client's PEM files; removed by remove
+	config clientcfg.Config
+	opts   []kgo.Opt
+	// Broker side: the PEM keystore (key, then certificate chain), the CA,
+	// and the SCRAM credential as kafka-storage's --add-scram takes it.
+	keystore, truststore []byte
+	scram                string
+}
+
+// newClientSecurity makes the material for a cluster of brokers brokers.
+func newClientSecurity(brokers int) (*clientSecurity, error) {
+	caKey, ca, caPEM, err := newCA()
+	if err != nil {
+		return nil, err
+	}
+	names := []string{"localhost", proxyAlias}
+	for n := 1; n <= brokers; n++ {
+		names = append(names, brokerAlias(n))
+	}
+	brokerKey, brokerCert, err := issue(ca, caKey, "sharechaos-broker", names, []net.IP{net.ParseIP("127.0.0.1")}, x509.ExtKeyUsageServerAuth)
+	if err != nil {
+		return nil, err
+	}
+	clientKey, clientCert, err := issue(ca, caKey, scramUser, nil, nil, x509.ExtKeyUsageClientAuth)
+	if err != nil {
+		return nil, err
+	}
+	// A password the user exported is taken (CI checks that it appears in
+	// no report); otherwise a random one.
+	password := os.Getenv(clientcfg.EnvPassword)
+	if password == "" {
+		pw := make([]byte, 18)
+		if _, err := rand.Read(pw); err != nil {
+			return nil, err
+		}
+		password = hex.EncodeToString(pw)
+	}
+	dir, err := os.MkdirTemp("", "sharechaos-tls-")
+	if err != nil {
+		return nil, fmt.Errorf("client TLS files: %w", err)
+	}
+	s := &clientSecurity{dir: dir, keystore: append(brokerKey, brokerCert...), truststore: caPEM}
+	files := map[string][]byte{"ca.pem": caPEM, "client.pem": clientCert, "client-key.pem": clientKey}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			s.remove()
+			return nil, fmt.Errorf("client TLS files: %w", err)
+		}
+	}
+	s.scram = fmt.Sprintf("SCRAM-SHA-512=[name=%s,password=%s]", scramUser, password)
+	s.config = clientcfg.Config{Protocol: clientcfg.SASLSSL, Mechanism: clientcfg.MechScramSHA512,
+		Username: scramUser, Password: password, CAFile: filepath.Join(dir, "ca.pem"),
+		CertFile: filepath.Join(dir, "client.pem"), KeyFile: filepath.Join(dir, "client-key.pem")}
+	if s.opts, err = s.config.Opts(); err != nil {
+		s.remove()
+		return nil, err
+	}
+	return s, nil
+}
+
+// remove deletes the client's files.
+func (s *clientSecurity) remove() {
+	if s != nil {
+		_ = os.RemoveAll(s.dir)
+	}
+}
+
+// brokerConfigs are the client listener's settings on every broker.
+func (s *clientSecurity) brokerConfigs() map[string]string {
+	return map[string]string{
+		"listener.security.protocol.map":                      "CLIENT:SASL_SSL,INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT",
+		"listener.name.client.sasl.enabled.mechanisms":        clientcfg.MechScramSHA512,
+		"listener.name.client.scram-sha-512.sasl.jaas.config": "org.apache.kafka.common.security.scram.ScramLoginModule required;",
+		"listener.name.client.ssl.client.auth":                "required",
+		"listener.name.client.ssl.keystore.type":              "PEM",
+		"listener.name.client.ssl.keystore.location":          brokerKeystorePath,
+		"listener.name.client.ssl.truststore.type":            "PEM",
+		"listener.name.client.ssl.truststore.location":        brokerTruststorePath,
+	}
+}
+
+// newCA makes a self-signed CA.
+func newCA() (*ecdsa.PrivateKey, *x509.Certificate, []byte, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tmpl := &x509.Certificate{SerialNumber: serial(), Subject: pkix.Name{CommonName: "sharechaos test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(7 * 24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("make CA: %w", err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return key, cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
+}
+
+// issue makes a key (PKCS#8 PEM, unencrypted: Kafka's PEM keystore takes it
+// so when ssl.key.password is unset) and a certificate the CA signed.
+func issue(ca *x509.Certificate, caKey *ecdsa.PrivateKey, cn string, names []string, ips []net.IP, usage x509.ExtKeyUsage) (keyPEM, certPEM []byte, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl := &x509.Certificate{SerialNumber: serial(), Subject: pkix.Name{CommonName: cn},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(7 * 24 * time.Hour),
+		DNSNames: names, IPAddresses: ips, KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return nil, nil, fmt.Errorf("issue certificate for %s: %w", cn, err)
+	}
+	p8, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: p8}), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
+}
+
+func serial() *big.Int {
+	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	return n
+}
+
+// ClientConfig is the clients' settings (the zero Config on a PLAINTEXT
+// cluster).
+func (c *Cluster) ClientConfig() clientcfg.Config {
+	if c.security == nil {
+		return clientcfg.Config{}
+	}
+	return c.security.config
+}
+
+// ClientOpts is the same as kgo options.
+func (c *Cluster) ClientOpts() []kgo.Opt {
+	if c.security == nil {
+		return nil
+	}
+	return c.security.opts
+}
+
+var _ cluster.Clients = (*Cluster)(nil)
