@@ -27,10 +27,14 @@ type ClusterInfo struct {
 	// ClientSecurity is how the clients reached the brokers when more than
 	// PLAINTEXT (protocol, mechanism, user, the CA and certificate files;
 	// never the password).
-	ClientSecurity string   `json:"client_security,omitempty"`
-	Bootstrap      []string `json:"bootstrap,omitempty"`
-	BrokerIDs      []int32  `json:"broker_ids"`
-	Brokers        int      `json:"brokers"`
+	ClientSecurity string `json:"client_security,omitempty"`
+	// BrokerConfigs are the broker settings the run gave over the backend's
+	// defaults (--broker-config, kip1289.pending.lock), where it started
+	// the brokers.
+	BrokerConfigs map[string]string `json:"broker_configs,omitempty"`
+	Bootstrap     []string          `json:"bootstrap,omitempty"`
+	BrokerIDs     []int32           `json:"broker_ids"`
+	Brokers       int               `json:"brokers"`
 	// Features are the finalized feature levels (share.version,
 	// transaction.version, ...), name -> level.
 	Features map[string]int16 `json:"features,omitempty"`
@@ -74,6 +78,13 @@ func (c *ClusterInfo) Rows() [][2]string {
 	}
 	if c.JVM != "" {
 		rows = append(rows, [2]string{"broker jvm", c.JVM})
+	}
+	if len(c.BrokerConfigs) > 0 {
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(c.BrokerConfigs)) {
+			kv = append(kv, k+"="+c.BrokerConfigs[k])
+		}
+		rows = append(rows, [2]string{"broker settings given", strings.Join(kv, ", ")})
 	}
 	if c.ClientSecurity != "" {
 		rows = append(rows, [2]string{"client security", c.ClientSecurity})

@@ -56,6 +56,13 @@ func TestUsageErrorsExit64AndNameTheProblem(t *testing.T) {
 		{[]string{"hunt", "--fault", "stale-share-state-write", "--out", out + "/t"}, `--fault "stale-share-state-write"`},
 		{[]string{"hunt", "--backend", "embedded", "--kafka-version", "4.2.2", "--out", out + "/u"}, "need --backend docker"},
 		{[]string{"hunt", "--backend", "docker", "--kafka-image", "no-such:1", "--budget", "1m", "--out", out + "/v"}, "no-such:1"},
+		{[]string{"run", "--broker-config", "listeners=PLAINTEXT://:1", "--out", out + "/w"}, "--broker-config listeners: the docker backend sets it"},
+		{[]string{"bench", "--broker-config", "num.io.threads", "--out", out + "/x"}, `--broker-config "num.io.threads": want KEY=VALUE`},
+		{[]string{"run", "--broker-config", "a=1", "--broker-config", "a=2", "--out", out + "/y"}, "--broker-config a: given twice"},
+		{[]string{"run", "--broker-config", "kip1289.pending.lock=hold", "--out", out + "/z"}, "use --kip1289-pending-lock"},
+		{[]string{"run", "--backend", "embedded", "--broker-config", "a=1", "--out", out + "/aa"}, "--broker-config sets the brokers the docker backend starts"},
+		{[]string{"run", "--broker-security", "tls", "--out", out + "/ab"}, `--broker-security "tls"`},
+		{[]string{"bench", "--backend", "embedded", "--broker-security", "sasl_ssl", "--out", out + "/ac"}, "--client-config reaches a secured external cluster"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{nil, "Usage"},
 	}

@@ -54,7 +54,9 @@ func brokerRequests(t cluster.RequestTimes) []result.BrokerRequest {
 	out := make([]result.BrokerRequest, 0, len(t))
 	for api, r := range t {
 		n := float64(r.Count)
-		mean := func(ms float64) float64 { return math.Round(ms/n*1000) / 1000 }
+		// A part's sum is Mean x Count read back from a double: a difference of
+		// two such can come out a hair below zero where the part took nothing.
+		mean := func(ms float64) float64 { return max(0, math.Round(ms/n*1000)/1000) }
 		out = append(out, result.BrokerRequest{API: api, Count: r.Count, TotalMs: mean(r.TotalMs),
 			RequestQueueMs: mean(r.RequestQueueMs), LocalMs: mean(r.LocalMs), RemoteMs: mean(r.RemoteMs),
 			ResponseMs: mean(r.ResponseQueueMs + r.ResponseSendMs)})

@@ -67,6 +67,7 @@ func DescribeCluster(ctx context.Context, c cluster.Cluster, common Common) *res
 	case *docker.Cluster:
 		info.Image = dc.Options().KafkaImage
 		info.JVM = "JIT " + dc.Options().BrokerJIT + " (--broker-jit), heap " + dc.Options().BrokerHeap
+		info.BrokerConfigs = dc.Options().BrokerConfigs
 	default:
 		if c.Name() == embedded.Name {
 			info.Image = "kfake (franz-go's fake cluster, in a child process)"

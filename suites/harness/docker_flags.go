@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	flag "github.com/spf13/pflag"
 
@@ -31,6 +32,10 @@ type DockerFlags struct {
 	// UpgradeTo is the release rolling-upgrade moves the brokers to
 	// (--upgrade-to; "": the newest of KafkaVersions).
 	UpgradeTo string
+	// BrokerConfigs are KEY=VALUE settings added to every broker's
+	// server.properties over the backend's defaults (--broker-config,
+	// repeated), e.g. to qualify a build at the settings it ships with.
+	BrokerConfigs []string
 	// Security is the brokers' client listener (docker.Securities):
 	// plaintext, or sasl_ssl (SCRAM-SHA-512 over mutual TLS).
 	Security string
@@ -96,6 +101,7 @@ func (d DockerFlags) ForImage(i string) DockerFlags {
 func (d *DockerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.BrokerJIT, "broker-jit", docker.JITC1, "docker backend: the brokers' JIT, c1 (short-lived brokers on few cores: fastest) or full (HotSpot's C2 too, for latency figures beside a production JVM's)")
 	fs.Var((*ListFlag)(&d.KafkaImages), "kafka-image", "docker backend: the Kafka image to qualify (default $SHARECHAOS_KAFKA_IMAGE, else ours; docker/README.md says what an image must do); bench takes several, comma-separated, and compares them (a patched build beside its stock image)")
+	fs.StringArrayVar(&d.BrokerConfigs, "broker-config", nil, "docker backend: KEY=VALUE added to every broker's server.properties over the backend's defaults (repeat it; the keys of the wiring, such as listeners, are refused; reports list the settings)")
 	fs.StringVar(&d.Security, "broker-security", docker.SecurityPlaintext, "docker backend: the brokers' client listener, plaintext or sasl_ssl (SCRAM-SHA-512 over mutual TLS: a CA, certificates and a password made fresh per cluster, none of them written into the run directory; our images only)")
 	fs.StringVar(&d.UpgradeTo, "upgrade-to", "", "docker backend: the release rolling-upgrade moves the brokers to, on our image of it (default: the newest --kafka-version); an older one tries a downgrade, which Kafka may refuse")
 	fs.Var((*ListFlag)(&d.KafkaVersions), "kafka-version", "docker backend: Apache Kafka releases to run, repeated or comma-separated (4.2.2,4.3.2,4.4.0), each on our image of it (make images KAFKA_VERSIONS=\"4.2.2 4.4.0\"); run runs every cell on each, side by side in one report")
@@ -109,6 +115,9 @@ func (d *DockerFlags) register(fs *flag.FlagSet) {
 func (d DockerFlags) check(chosen bool) error {
 	if d.BrokerJIT != "" && !slices.Contains(docker.JITs, d.BrokerJIT) {
 		return Usagef("--broker-jit %q: want one of %v", d.BrokerJIT, docker.JITs)
+	}
+	if _, err := d.brokerConfigs(); err != nil {
+		return err
 	}
 	if d.Security != "" && !slices.Contains(docker.Securities, d.Security) {
 		return Usagef("--broker-security %q: want one of %v", d.Security, docker.Securities)
@@ -141,8 +150,8 @@ func (d DockerFlags) check(chosen bool) error {
 }
 
 // CheckDockerImages refuses, before anything runs, docker settings that
-// cannot start: --kafka-version, --upgrade-to or --kafka-image on a backend
-// other than docker (backend is the chosen one), and on docker an engine
+// cannot start: --kafka-version, --upgrade-to, --kafka-image, --broker-config
+// or --broker-security on a backend other than docker (backend is the chosen one), and on docker an engine
 // that does not answer or an image the run needs that is not on this
 // machine (no registry is asked), each named with the command that
 // provides it. One rule for every command that starts a docker cluster
@@ -154,6 +163,10 @@ func CheckDockerImages(ctx context.Context, d DockerFlags, backend string) error
 			return Usagef("--kafka-version and --upgrade-to run Kafka releases in containers: they need --backend docker (the run's backend is %s)", backend)
 		case len(d.KafkaImages) > 0:
 			return Usagef("--kafka-image runs Kafka images in containers: it needs --backend docker (the run's backend is %s)", backend)
+		case len(d.BrokerConfigs) > 0:
+			return Usagef("--broker-config sets the brokers the docker backend starts: it needs --backend docker (the run's backend is %s)", backend)
+		case d.Security != "" && d.Security != docker.SecurityPlaintext:
+			return Usagef("--broker-security sets the listener of the brokers the docker backend starts: it needs --backend docker (the run's backend is %s; --client-config reaches a secured external cluster)", backend)
 		}
 		return nil
 	}
@@ -193,11 +206,38 @@ func (d DockerFlags) neededImages() []string {
 // image ignores it.
 const KIP1289PendingLockConfig = "kip1289.pending.lock"
 
+// brokerConfigs are --broker-config's settings, or a usage error naming
+// the first that is not KEY=VALUE, is given twice, is the backend's wiring,
+// or has a flag of its own.
+func (d DockerFlags) brokerConfigs() (map[string]string, error) {
+	configs := map[string]string{}
+	for _, kv := range d.BrokerConfigs {
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		switch {
+		case !ok || k == "":
+			return nil, Usagef("--broker-config %q: want KEY=VALUE", kv)
+		case docker.Wired(k):
+			return nil, Usagef("--broker-config %s: the docker backend sets it for the cluster's wiring", k)
+		case k == KIP1289PendingLockConfig:
+			return nil, Usagef("--broker-config %s: use --kip1289-pending-lock", k)
+		}
+		if _, dup := configs[k]; dup {
+			return nil, Usagef("--broker-config %s: given twice", k)
+		}
+		configs[k] = v
+	}
+	return configs, nil
+}
+
 func startDocker(ctx context.Context, o StartOptions) (cluster.Cluster, error) {
 	d := o.Flags.Docker
-	var configs map[string]string
+	configs, err := d.brokerConfigs()
+	if err != nil {
+		return nil, err
+	}
 	if o.PendingLock != "" {
-		configs = map[string]string{KIP1289PendingLockConfig: o.PendingLock}
+		configs[KIP1289PendingLockConfig] = o.PendingLock
 	}
 	c, err := docker.Start(ctx, docker.Options{Brokers: o.Brokers, RunID: "sc-" + o.RunID, KafkaImage: d.image(), Releases: d.releases(), BrokerJIT: d.BrokerJIT,
 		Security: d.Security, BrokerConfigs: configs, LogDir: filepath.Join(o.Dir, "broker-logs"), Logger: o.Log})

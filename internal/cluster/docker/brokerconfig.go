@@ -75,18 +75,22 @@ type brokerWiring struct {
 	security map[string]string
 }
 
-// serverProperties renders one broker's configuration: its listeners and
-// the proxy addresses it advertises (fixed; the user's overrides cannot
-// bypass the proxies), over the defaults and the user's overrides.
-func serverProperties(w brokerWiring, overrides map[string]string) string {
-	props := BrokerDefaults(w.brokers)
-	maps.Copy(props, overrides)
+// Wired reports whether the backend sets key itself for the cluster's
+// wiring (listeners, addresses, roles, the quorum, the data directory): a
+// user's override of it would not take (serverProperties writes the wiring
+// last), so it is refused before anything starts.
+func Wired(key string) bool {
+	_, ok := wiring(brokerWiring{node: 1, brokers: 1})[key]
+	return ok
+}
 
+// wiring is what one broker's listeners, addresses and roles are.
+func wiring(w brokerWiring) map[string]string {
 	voters := make([]string, 0, w.brokers)
 	for n := 1; n <= w.brokers; n++ {
 		voters = append(voters, fmt.Sprintf("%d@%s:%d", n, proxyAlias, proxyControllerBase+n))
 	}
-	wiring := map[string]string{
+	return map[string]string{
 		"process.roles":            "broker,controller",
 		"node.id":                  strconv.Itoa(w.node),
 		"controller.quorum.voters": strings.Join(voters, ","),
@@ -99,7 +103,16 @@ func serverProperties(w brokerWiring, overrides map[string]string) string {
 		"controller.listener.names":      "CONTROLLER",
 		"log.dirs":                       "/var/lib/kafka/data",
 	}
-	maps.Copy(props, wiring)
+}
+
+// serverProperties renders one broker's configuration: its listeners and
+// the proxy addresses it advertises (fixed; the user's overrides cannot
+// bypass the proxies), over the defaults and the user's overrides.
+func serverProperties(w brokerWiring, overrides map[string]string) string {
+	props := BrokerDefaults(w.brokers)
+	maps.Copy(props, overrides)
+
+	maps.Copy(props, wiring(w))
 	maps.Copy(props, w.security)
 
 	var b strings.Builder
