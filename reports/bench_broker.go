@@ -21,19 +21,15 @@ var brokerHeader = []string{"mode", "batch", "request", "per txn", "total ms", "
 // sweep point and batch size: medians over the repeats of each repeat's mean.
 func brokerTable(b result.Bench) (cellTable, bool) {
 	t := cellTable{Title: "Where the brokers spend a transaction's time", Header: brokerHeader}
-	type at struct {
-		point, mode string
-		batch       int
-	}
-	var order []at
+	var order []benchCell
 	type sample struct{ perTxn, total, queue, local, remote, response []float64 }
-	samples := map[at]map[string]*sample{}
+	samples := map[benchCell]map[string]*sample{}
 	for _, r := range b.Runs {
 		txns := r.Counters[bench.Transactions]
 		if r.Error != "" || len(r.BrokerRequests) == 0 || txns == 0 {
 			continue
 		}
-		k := at{r.Point(), r.Label(), r.Batch}
+		k := cellOf(r)
 		if _, ok := samples[k]; !ok {
 			samples[k] = map[string]*sample{}
 			order = append(order, k)
@@ -50,10 +46,7 @@ func brokerTable(b result.Bench) (cellTable, bool) {
 		}
 	}
 	for _, k := range order {
-		mode := k.mode
-		if k.point != "" {
-			mode += " (" + k.point + ")"
-		}
+		mode := k.name()
 		for _, api := range loopAPIs {
 			s := samples[k][api]
 			if s == nil {

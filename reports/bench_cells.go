@@ -92,6 +92,23 @@ func curvesIntro(b result.Bench) string {
 	return fmt.Sprintf("Each mode at each target rate: the medians over its repeats. A rate is kept when the mode committed at least %.0f%% of it; the highest kept is where the mode saturates. The multiples of the floor divide a p50 by the bare transaction's (total) and its commit's, measured at the same link latency in this run.", 100*(1-b.KeptTolerance))
 }
 
+// benchCell is where a run's figures belong in a table: its sweep point,
+// its mode (with realization) and its batch size.
+type benchCell struct {
+	point, mode string
+	batch       int
+}
+
+func cellOf(r result.BenchRun) benchCell { return benchCell{r.Point(), r.Label(), r.Batch} }
+
+// name is the mode, with the sweep point when there is one.
+func (k benchCell) name() string {
+	if k.point == "" {
+		return k.mode
+	}
+	return k.mode + " (" + k.point + ")"
+}
+
 var attributionHeader = []string{"mode", "batch", "txn_total p50 ms", "baseline's", "extra ms", "txn_acks p50 ms", "before the requests", "AddShareAcksToTxn", "TxnShareAcknowledge", "txn_commit p50 ms", "baseline's", "repeats"}
 
 // attributionTable says where a realization's time goes, request by
@@ -100,17 +117,13 @@ var attributionHeader = []string{"mode", "batch", "txn_total p50 ms", "baseline'
 // txn_total and txn_commit at the same point and batch.
 func attributionTable(b result.Bench) (cellTable, bool) {
 	t := cellTable{Title: "KIP-1289's cost, request by request", Header: attributionHeader}
-	type at struct {
-		point, mode string
-		batch       int
-	}
-	var order []at
-	p50s := map[at]map[string][]float64{}
+	var order []benchCell
+	p50s := map[benchCell]map[string][]float64{}
 	for _, r := range b.Runs {
 		if r.Error != "" {
 			continue
 		}
-		k := at{r.Point(), r.Label(), r.Batch}
+		k := cellOf(r)
 		if _, ok := p50s[k]; !ok {
 			p50s[k] = map[string][]float64{}
 			order = append(order, k)
@@ -122,16 +135,13 @@ func attributionTable(b result.Bench) (cellTable, bool) {
 			}
 		}
 	}
-	med := func(k at, m string) float64 { return medianOf(p50s[k][m]) }
+	med := func(k benchCell, m string) float64 { return medianOf(p50s[k][m]) }
 	for _, k := range order {
 		if len(p50s[k][bench.AddShareAcksToTxnDuration]) == 0 {
 			continue
 		}
-		base := at{k.point, b.Baseline, k.batch}
-		mode := k.mode
-		if k.point != "" {
-			mode += " (" + k.point + ")"
-		}
+		base := benchCell{k.point, b.Baseline, k.batch}
+		mode := k.name()
 		extra := "-"
 		if bt := med(base, bench.TxnTotalDuration); bt > 0 {
 			extra = msWords(round3(med(k, bench.TxnTotalDuration) - bt))

@@ -1,24 +1,19 @@
 package docker
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/hex"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharechaos/sharechaos/internal/clientcfg"
 	"github.com/sharechaos/sharechaos/internal/cluster"
+	"github.com/sharechaos/sharechaos/internal/pki"
 )
 
 // The brokers' client listener can be secured as a production cluster's is:
@@ -69,7 +64,7 @@ type clientSecurity struct {
 
 // newClientSecurity makes the material for a cluster of brokers brokers.
 func newClientSecurity(brokers int) (*clientSecurity, error) {
-	caKey, ca, caPEM, err := newCA()
+	ca, err := pki.NewCA("sharechaos test CA")
 	if err != nil {
 		return nil, err
 	}
@@ -77,11 +72,11 @@ func newClientSecurity(brokers int) (*clientSecurity, error) {
 	for n := 1; n <= brokers; n++ {
 		names = append(names, brokerAlias(n))
 	}
-	brokerKey, brokerCert, err := issue(ca, caKey, "sharechaos-broker", names, []net.IP{net.ParseIP("127.0.0.1")}, x509.ExtKeyUsageServerAuth)
+	broker, err := ca.Issue("sharechaos-broker", names, []net.IP{net.ParseIP("127.0.0.1")}, x509.ExtKeyUsageServerAuth)
 	if err != nil {
 		return nil, err
 	}
-	clientKey, clientCert, err := issue(ca, caKey, scramUser, nil, nil, x509.ExtKeyUsageClientAuth)
+	client, err := ca.Issue(scramUser, nil, nil, x509.ExtKeyUsageClientAuth)
 	if err != nil {
 		return nil, err
 	}
@@ -99,8 +94,8 @@ func newClientSecurity(brokers int) (*clientSecurity, error) {
 	if err != nil {
 		return nil, fmt.Errorf("client TLS files: %w", err)
 	}
-	s := &clientSecurity{dir: dir, keystore: append(brokerKey, brokerCert...), truststore: caPEM}
-	files := map[string][]byte{"ca.pem": caPEM, "client.pem": clientCert, "client-key.pem": clientKey}
+	s := &clientSecurity{dir: dir, keystore: append(broker.KeyPEM, broker.ChainPEM...), truststore: ca.PEM}
+	files := map[string][]byte{"ca.pem": ca.PEM, "client.pem": client.CertPEM, "client-key.pem": client.KeyPEM}
 	for name, b := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
 			s.remove()
@@ -137,52 +132,6 @@ func (s *clientSecurity) brokerConfigs() map[string]string {
 		"listener.name.client.ssl.truststore.type":            "PEM",
 		"listener.name.client.ssl.truststore.location":        brokerTruststorePath,
 	}
-}
-
-// newCA makes a self-signed CA.
-func newCA() (*ecdsa.PrivateKey, *x509.Certificate, []byte, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	tmpl := &x509.Certificate{SerialNumber: serial(), Subject: pkix.Name{CommonName: "sharechaos test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(7 * 24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("make CA: %w", err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return key, cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
-}
-
-// issue makes a key (PKCS#8 PEM, unencrypted: Kafka's PEM keystore takes it
-// so when ssl.key.password is unset) and a certificate the CA signed.
-func issue(ca *x509.Certificate, caKey *ecdsa.PrivateKey, cn string, names []string, ips []net.IP, usage x509.ExtKeyUsage) (keyPEM, certPEM []byte, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, err
-	}
-	tmpl := &x509.Certificate{SerialNumber: serial(), Subject: pkix.Name{CommonName: cn},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(7 * 24 * time.Hour),
-		DNSNames: names, IPAddresses: ips, KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		return nil, nil, fmt.Errorf("issue certificate for %s: %w", cn, err)
-	}
-	p8, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return nil, nil, err
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: p8}), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
-}
-
-func serial() *big.Int {
-	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	return n
 }
 
 // ClientConfig is the clients' settings (the zero Config on a PLAINTEXT
