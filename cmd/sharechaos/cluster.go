@@ -57,7 +57,9 @@ type clusterUpFlags struct {
 	// pendingLock is kip1289.pending.lock for an image with KIP-1289 built
 	// in ("" : the image's default, expire); a stock image ignores it.
 	pendingLock string
-	verbose     bool
+	// security is the client listener (docker.Securities).
+	security string
+	verbose  bool
 }
 
 func newClusterUpCmd() *cobra.Command {
@@ -84,6 +86,7 @@ command that builds it; nothing is left behind when the start fails.`,
 	fs.StringVar(&f.out, "out", "cluster", "directory for bootstrap, hooks.yaml and cluster.json")
 	fs.StringVar(&f.image, "kafka-image", "", "the Kafka image (default $SHARECHAOS_KAFKA_IMAGE, else ours)")
 	fs.StringVar(&f.version, "kafka-version", "", "an Apache Kafka release to run on our image of it (make images KAFKA_VERSIONS=...); not with --kafka-image")
+	fs.StringVar(&f.security, "broker-security", docker.SecurityPlaintext, "the brokers' client listener: plaintext, or sasl_ssl (SCRAM-SHA-512 over mutual TLS; DIR gets client.properties, with the password, for --client-config, and tls/)")
 	fs.StringVar(&f.jit, "broker-jit", docker.JITC1, "the brokers' JIT: c1 (fastest on few cores) or full (HotSpot's C2 too)")
 	fs.StringVar(&f.pendingLock, "kip1289-pending-lock", "", "expire | hold: kip1289.pending.lock of an image with KIP-1289 built in (default: the image's, expire)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log every step")
@@ -149,6 +152,9 @@ func clusterUp(ctx context.Context, f clusterUpFlags, stdout, stderr io.Writer) 
 	if !slices.Contains(docker.JITs, f.jit) {
 		return usage(fmt.Errorf("--broker-jit %q: want one of %v", f.jit, docker.JITs))
 	}
+	if !slices.Contains(docker.Securities, f.security) {
+		return usage(fmt.Errorf("--broker-security %q: want one of %v", f.security, docker.Securities))
+	}
 	if f.pendingLock != "" && f.pendingLock != "expire" && f.pendingLock != "hold" {
 		return usage(fmt.Errorf("--kip1289-pending-lock %q: want expire or hold", f.pendingLock))
 	}
@@ -181,14 +187,18 @@ func clusterUp(ctx context.Context, f clusterUpFlags, stdout, stderr io.Writer) 
 	if f.pendingLock != "" {
 		configs = map[string]string{"kip1289.pending.lock": f.pendingLock}
 	}
-	st, err := docker.Up(ctx, docker.Options{Brokers: f.brokers, KafkaImage: image, BrokerJIT: f.jit, BrokerConfigs: configs,
+	st, err := docker.Up(ctx, docker.Options{Brokers: f.brokers, KafkaImage: image, BrokerJIT: f.jit, BrokerConfigs: configs, Security: f.security,
 		RunID: "standalone-" + fmt.Sprint(time.Now().Unix()), Logger: log}, f.out, self)
 	if err != nil {
 		fmt.Fprintln(stderr, "sharechaos cluster up:", err)
 		return verdict.ExitHarnessError
 	}
 	fmt.Fprintf(stdout, "cluster %s up: bootstrap %s\n", st.RunID, strings.Join(st.Bootstrap, ","))
-	fmt.Fprintf(stdout, "run against it: sharechaos run --backend external --bootstrap \"$(cat %s/bootstrap)\" --fault-hooks %s/hooks.yaml\n", f.out, f.out)
+	client := ""
+	if st.ClientConfig != "" {
+		client = " --client-config " + st.ClientConfig
+	}
+	fmt.Fprintf(stdout, "run against it: sharechaos run --backend external --bootstrap \"$(cat %s/bootstrap)\" --fault-hooks %s/hooks.yaml%s\n", f.out, f.out, client)
 	fmt.Fprintf(stdout, "remove it:      sharechaos cluster down %s\n", f.out)
 	return 0
 }

@@ -50,6 +50,9 @@ type Options struct {
 	// default) or SecuritySASLSSL (SCRAM-SHA-512 over mutual TLS; our images
 	// only, which create the SCRAM user at format time: security.go).
 	Security string
+	// SecurityDir holds the secured listener's client files ("": a
+	// temporary directory removed by Close).
+	SecurityDir string
 	// Standalone labels the cluster's objects so that RemoveStale leaves
 	// them alone after the starting process exits (`sharechaos cluster up`;
 	// `cluster down` removes them).

@@ -62,8 +62,11 @@ type clientSecurity struct {
 	scram                string
 }
 
-// newClientSecurity makes the material for a cluster of brokers brokers.
-func newClientSecurity(brokers int) (*clientSecurity, error) {
+// newClientSecurity makes the material for a cluster of brokers brokers,
+// the client's files in dir ("": a private temporary directory, removed
+// with the cluster; a standalone cluster's lie in its own directory, which
+// cluster down clears).
+func newClientSecurity(brokers int, dir string) (*clientSecurity, error) {
 	ca, err := pki.NewCA("sharechaos test CA")
 	if err != nil {
 		return nil, err
@@ -90,8 +93,11 @@ func newClientSecurity(brokers int) (*clientSecurity, error) {
 		}
 		password = hex.EncodeToString(pw)
 	}
-	dir, err := os.MkdirTemp("", "sharechaos-tls-")
-	if err != nil {
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "sharechaos-tls-"); err != nil {
+			return nil, fmt.Errorf("client TLS files: %w", err)
+		}
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("client TLS files: %w", err)
 	}
 	s := &clientSecurity{dir: dir, keystore: append(broker.KeyPEM, broker.ChainPEM...), truststore: ca.PEM}
@@ -111,6 +117,25 @@ func newClientSecurity(brokers int) (*clientSecurity, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// clientProperties is the client settings as the properties file
+// --client-config reads (Kafka's names), password included: a standalone
+// cluster's client.properties, for runs of the external backend against it.
+func (s *clientSecurity) clientProperties() string {
+	c := s.config
+	return fmt.Sprintf(`# The client settings of this secured standalone cluster (sharechaos cluster up
+# --broker-security sasl_ssl), for --client-config. It holds the SCRAM password:
+# keep it to yourself; cluster down removes it.
+security.protocol=%s
+sasl.mechanism=%s
+sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="%s" password="%s";
+ssl.truststore.type=PEM
+ssl.truststore.location=%s
+ssl.keystore.type=PEM
+ssl.keystore.certificate.chain=%s
+ssl.keystore.key=%s
+`, c.Protocol, c.Mechanism, c.Username, c.Password, c.CAFile, c.CertFile, c.KeyFile)
 }
 
 // remove deletes the client's files.

@@ -16,7 +16,7 @@ import (
 )
 
 func TestClientSecurityMaterialVerifies(t *testing.T) {
-	s, err := newClientSecurity(3)
+	s, err := newClientSecurity(3, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,5 +141,29 @@ func TestSecuredClientListener(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("client TLS files left in %s after Close", dir)
+	}
+}
+
+// A standalone cluster's client.properties is what --client-config reads:
+// loading it gives back the clients' settings, password included.
+func TestClientPropertiesLoadAsTheClientConfig(t *testing.T) {
+	dir := t.TempDir()
+	s, err := newClientSecurity(3, filepath.Join(dir, TLSDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, ClientConfigFile)
+	if err := os.WriteFile(path, []byte(s.clientProperties()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := clientcfg.Load(path)
+	if err != nil {
+		t.Fatalf("--client-config would refuse it: %v", err)
+	}
+	if got != s.config {
+		t.Errorf("loaded %+v, want %+v", got, s.config)
+	}
+	if filepath.Dir(s.config.CAFile) != filepath.Join(dir, TLSDir) {
+		t.Errorf("client files in %s, want the cluster's %s", filepath.Dir(s.config.CAFile), TLSDir)
 	}
 }

@@ -28,6 +28,10 @@ const (
 	StateFile     = "cluster.json"
 	BootstrapFile = "bootstrap"
 	HooksFile     = "hooks.yaml"
+	// ClientConfigFile and TLSDir: a secured cluster's client settings
+	// (--client-config) and the files they name.
+	ClientConfigFile = "client.properties"
+	TLSDir           = "tls"
 )
 
 // labels are the labels of one object of this cluster.
@@ -59,6 +63,9 @@ type Standalone struct {
 	Links      []proxyLink `json:"links"`
 	// Containers are the brokers' container ids, index node-1.
 	Containers []string `json:"containers"`
+	// ClientConfig is the client.properties of a secured cluster ("":
+	// PLAINTEXT).
+	ClientConfig string `json:"client_config,omitempty"`
 }
 
 // Up starts a standalone cluster and writes dir: cluster.json, bootstrap
@@ -66,6 +73,13 @@ type Standalone struct {
 // ...`. It returns with the containers running; Down removes them.
 func Up(ctx context.Context, opts Options, dir, self string) (Standalone, error) {
 	opts.Standalone = true
+	if opts.Security == SecuritySASLSSL {
+		abs, err := filepath.Abs(filepath.Join(dir, TLSDir))
+		if err != nil {
+			return Standalone{}, fmt.Errorf("start standalone cluster: %w", err)
+		}
+		opts.SecurityDir = abs
+	}
 	if _, err := os.Stat(filepath.Join(dir, StateFile)); err == nil {
 		return Standalone{}, fmt.Errorf("start standalone cluster: %s already holds a cluster (cluster down %s first)", dir, dir)
 	}
@@ -83,6 +97,13 @@ func Up(ctx context.Context, opts Options, dir, self string) (Standalone, error)
 		ProxyAPI: c.ProxyAPI(), Links: c.links}
 	for _, b := range c.brokers {
 		st.Containers = append(st.Containers, b.GetContainerID())
+	}
+	if c.security != nil {
+		st.ClientConfig = filepath.Join(dir, ClientConfigFile)
+		if err := os.WriteFile(st.ClientConfig, []byte(c.security.clientProperties()), 0o600); err != nil {
+			_ = c.Close(context.WithoutCancel(ctx))
+			return Standalone{}, fmt.Errorf("write standalone cluster state: %w", err)
+		}
 	}
 	if err := writeStandalone(dir, st, self); err != nil {
 		_ = c.Close(context.WithoutCancel(ctx))
@@ -119,7 +140,11 @@ func standaloneHooks(dir string, st Standalone, self string) string {
 	call := shellQuote(self) + " cluster fault " + shellQuote(abs) + " "
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Fault hooks of the standalone docker cluster in %s (sharechaos cluster up).\n", abs)
-	fmt.Fprintf(&b, "# Run: sharechaos run --backend external --bootstrap \"$(cat %s/bootstrap)\" --fault-hooks %s/hooks.yaml\n", abs, abs)
+	client := ""
+	if st.ClientConfig != "" {
+		client = fmt.Sprintf(" --client-config %s/%s", abs, ClientConfigFile)
+	}
+	fmt.Fprintf(&b, "# Run: sharechaos run --backend external --bootstrap \"$(cat %s/bootstrap)\" --fault-hooks %s/hooks.yaml%s\n", abs, abs, client)
 	b.WriteString("timeout: 90s\nup_timeout: 3m\n")
 	fmt.Fprintf(&b, "toxiproxy: %s\nhooks:\n", st.ProxyAPI)
 	for _, h := range []struct{ name, args string }{
@@ -168,8 +193,8 @@ func Down(ctx context.Context, dir string) error {
 	if err := eng.removeLabelled(ctx, LabelStandalone, st.RunID); err != nil {
 		return fmt.Errorf("remove standalone cluster %s: %w", st.RunID, err)
 	}
-	for _, f := range []string{StateFile, BootstrapFile, HooksFile} {
-		_ = os.Remove(filepath.Join(dir, f))
+	for _, f := range []string{StateFile, BootstrapFile, HooksFile, ClientConfigFile, TLSDir} {
+		_ = os.RemoveAll(filepath.Join(dir, f))
 	}
 	return nil
 }

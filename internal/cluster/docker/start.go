@@ -90,7 +90,7 @@ func (c *Cluster) start(ctx context.Context) error {
 	log.Info("toxiproxy up", "proxies", len(c.links), "took", time.Since(began).Round(time.Millisecond))
 
 	if c.opts.Security == SecuritySASLSSL {
-		s, err := newClientSecurity(c.opts.Brokers)
+		s, err := newClientSecurity(c.opts.Brokers, c.opts.SecurityDir)
 		if err != nil {
 			return fmt.Errorf("make the client listener's TLS and SCRAM material: %w", err)
 		}
