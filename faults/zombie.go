@@ -3,9 +3,7 @@ package faults
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -15,8 +13,8 @@ import (
 // Workers is what the orchestrator's half of a worker fault may do to the
 // cell's workers (the runner's worker set implements it).
 type Workers interface {
-	// ArmedPID is the armed incarnation's process id, 0 before it started.
-	ArmedPID() int
+	// ArmedProcess is the armed incarnation's process, nil before it started.
+	ArmedProcess() Process
 	// Replace starts the armed slot's next incarnation now, with the same
 	// transactional id, while the armed one still lives.
 	Replace() error
@@ -44,11 +42,12 @@ type Conduct func(ctx context.Context, ws Workers, lock time.Duration) error
 // resumed anyway and the cell's evidence (no replacement init before the
 // resume) makes it UNKNOWN.
 func Zombie(ctx context.Context, ws Workers, lock time.Duration) error {
-	pid := ws.ArmedPID()
-	if pid == 0 {
+	p := ws.ArmedProcess()
+	if p == nil {
 		return fmt.Errorf("zombie: the armed worker never started")
 	}
-	for !processStopped(pid) {
+	pid := p.PID()
+	for !p.Stopped() {
 		select {
 		case <-ctx.Done():
 			return nil
@@ -68,9 +67,7 @@ func Zombie(ctx context.Context, ws Workers, lock time.Duration) error {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	if p, err := os.FindProcess(pid); err == nil {
-		_ = p.Signal(syscall.SIGCONT)
-	}
+	_ = p.Signal(syscall.SIGCONT)
 	ws.Record(history.Event{Type: history.Info, F: history.FZombieResumed, Attrs: map[string]string{"pid": strconv.Itoa(pid)}})
 	return nil
 }
@@ -79,14 +76,3 @@ func Zombie(ctx context.Context, ws Workers, lock time.Duration) error {
 // replacement that cannot initialize within two locks is a cell that tests
 // nothing, and the zombie must not stay frozen past the drain.
 func waitReady(lock time.Duration) time.Duration { return 2 * lock }
-
-// processStopped reports whether pid is in state T (stopped by a signal).
-func processStopped(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && strings.HasPrefix(strings.TrimSpace(s[i+1:]), "T")
-}

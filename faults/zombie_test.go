@@ -21,7 +21,7 @@ type fakeWorkers struct {
 	events   []history.Event
 }
 
-func (f *fakeWorkers) ArmedPID() int { return f.pid }
+func (f *fakeWorkers) ArmedProcess() Process { return LocalProcess(f.pid) }
 func (f *fakeWorkers) Replace() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -69,10 +69,10 @@ func TestZombieResumesOnceTheReplacementIsReady(t *testing.T) {
 		t.Errorf("resumed after %s: want right after the replacement was ready (%s), long before the lock (1m)", took, ws.ready)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for processStopped(cmd.Process.Pid) && time.Now().Before(deadline) {
+	for LocalProcess(cmd.Process.Pid).Stopped() && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if processStopped(cmd.Process.Pid) {
+	if LocalProcess(cmd.Process.Pid).Stopped() {
 		t.Error("the zombie is still stopped after its resume")
 	}
 }

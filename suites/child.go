@@ -15,6 +15,8 @@ func RunChildRole(args []string) (code int, ok bool) {
 	switch role.Current() {
 	case worker.Role:
 		return worker.Main(args), true
+	case worker.ControlRole:
+		return worker.ControlMain(args), true
 	case embedded.BrokerRole:
 		return embedded.BrokerMain(args), true
 	}

@@ -327,7 +327,9 @@ func (r *runState) runShared(ctx context.Context, c cluster.Cluster, version str
 // current after every cell so an interrupted run still has one.
 func (r *runState) runCells(ctx context.Context, c cluster.Cluster, plans []cell.Plan, prog *progress) {
 	r.writeInterrupted()
-	env := cell.Env{Cluster: c, RunID: r.runID, RunDir: r.o.Out, Display: prog, Log: r.o.Log, Deletions: r.deletions, GroupDeletions: r.groupDeletions}
+	remote, _ := r.o.Common.Remote() // validated with the options
+	env := cell.Env{Cluster: c, RunID: r.runID, RunDir: r.o.Out, Display: prog, Log: r.o.Log, Deletions: r.deletions, GroupDeletions: r.groupDeletions,
+		Remote: remote}
 	settings := r.cellSettings()
 	share := func(row []cell.Plan) *cell.Share {
 		s, _ := settings.WithLoad(row[0].Scenario)

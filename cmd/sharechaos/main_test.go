@@ -63,6 +63,11 @@ func TestUsageErrorsExit64AndNameTheProblem(t *testing.T) {
 		{[]string{"run", "--backend", "embedded", "--broker-config", "a=1", "--out", out + "/aa"}, "--broker-config sets the brokers the docker backend starts"},
 		{[]string{"run", "--broker-security", "tls", "--out", out + "/ab"}, `--broker-security "tls"`},
 		{[]string{"bench", "--backend", "embedded", "--broker-security", "sasl_ssl", "--out", out + "/ac"}, "--client-config reaches a secured external cluster"},
+		{[]string{"run", "--worker-hosts", "a,b", "--out", out + "/ad"}, "--worker-hosts needs --worker-exec"},
+		{[]string{"run", "--worker-exec", "ssh -T {{.Host}}", "--out", out + "/ae"}, "--worker-exec needs --worker-hosts"},
+		{[]string{"run", "--worker-exec", "ssh {{.Hots}}", "--worker-hosts", "a", "--out", out + "/af"}, "Hots"},
+		{[]string{"run", "--worker-exec", "ssh {{.Host}}", "--worker-hosts", "a", "--client", "java", "--txn-acks", "ledger", "--out", out + "/ag"}, "--client java runs here only"},
+		{[]string{"bench", "--worker-exec", "ssh {{.Host}}", "--worker-hosts", "a", "--out", out + "/ah"}, "the bench steps its go workers in this process"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{nil, "Usage"},
 	}

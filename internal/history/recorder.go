@@ -20,9 +20,17 @@ type Recorder struct {
 	now    func() time.Time
 }
 
+// Stdout as a history path is the process's standard output: a worker on
+// another host streams its history back through the command that started
+// it (one write per line, as to a file).
+const Stdout = "-"
+
 // Create opens (appending, creating if needed) the history file at path for
 // events of worker.
 func Create(path, worker string) (*Recorder, error) {
+	if path == Stdout {
+		return &Recorder{f: os.Stdout, worker: worker, now: time.Now}, nil
+	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open history: %w", err)

@@ -107,6 +107,9 @@ func (o Options) validate() error {
 	if err := o.Common.Validate(); err != nil {
 		return err
 	}
+	if o.WorkerExec != "" {
+		return usagef("--worker-exec: the bench steps its go workers in this process (its open-loop driver paces and times each step); workers on other hosts are for run and hunt")
+	}
 	for i, r := range o.Rates {
 		switch {
 		case r < 0 || math.IsNaN(r) || math.IsInf(r, 0):

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sharechaos/sharechaos/internal/cluster"
 	"github.com/sharechaos/sharechaos/scenarios"
+	"github.com/sharechaos/sharechaos/suites/workerset"
 	"github.com/sharechaos/sharechaos/workloads/kip1289"
 )
 
@@ -28,6 +29,8 @@ type Env struct {
 	// deletion can take Kafka ten seconds, and a fault it meets is retried
 	// through).
 	Deletions, GroupDeletions *sync.WaitGroup
+	// Remote runs the workers on other hosts (--worker-exec); nil: here.
+	Remote *workerset.Remote
 }
 
 // Load is a cell's shape: the run's, or its row's own (WithLoad).

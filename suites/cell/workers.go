@@ -22,7 +22,7 @@ func (r *run) workers() *workerset.Set {
 			AddShareAcksToTxnKey: s.KIP1289Keys.AddShareAcksToTxn, TxnShareAcknowledgeKey: s.KIP1289Keys.TxnShareAcknowledge,
 			MemberTags: s.MemberTags, Poison: r.poison(),
 		},
-		Dir: r.dir, Slots: s.Workers, Topology: r.topo, Client: r.plan.Client,
+		Dir: r.dir, Slots: s.Workers, Topology: r.topo, Client: r.plan.Client, Remote: r.env.Remote,
 	}
 	wf := r.plan.Scenario.Worker
 	if wf == nil {

@@ -44,6 +44,10 @@ type Common struct {
 	// workerset.Clients): a run runs every cell once per client, a bench
 	// one whole bench per client.
 	Clients []string
+	// WorkerExec, WorkerBinary and WorkerHosts run the workers on other
+	// hosts (workerset.Remote); no WorkerExec runs them here.
+	WorkerExec, WorkerBinary string
+	WorkerHosts              []string
 	// KIP1289Keys are the API keys of the KIP's RPCs (unallocated upstream:
 	// the defaults are placeholders).
 	KIP1289Keys kip1289.APIKeys
@@ -155,6 +159,9 @@ func (c Common) Validate() error {
 	if err := c.checkClients(); err != nil {
 		return err
 	}
+	if _, err := c.Remote(); err != nil {
+		return err
+	}
 	if err := checkBackendFlags(c.Backends, c.Backend); err != nil {
 		return err
 	}
@@ -181,10 +188,34 @@ func (c *Common) Register(fs *flag.FlagSet, lists *CommonLists) {
 	fs.StringVar(&c.MemberTags, "kip1289-member-tags", ctp.MemberTagsSend, "send | omit: the native realization's TxnShareAcknowledge with the proposed member id and epoch tagged fields, or as KIP-1289 is written, without them (docs/FINDINGS.md 2)")
 	fs.StringVar(&c.Consumer, "consumer", ctp.ConsumerKgo, "kgo | sharechaos: the share consumer of the implicit and explicit modes (transactional: native runs on sharechaos, ledger on kgo)")
 	fs.Var((*ListFlag)(&c.Clients), "client", workerset.ClientHelp())
+	fs.StringVar(&c.WorkerExec, "worker-exec", "", "run the workers on other hosts: a shell command, a template of {{.Host}}, that runs the command appended to it on that host with stdin and stdout connected ('ssh -T {{.Host}}', 'docker exec -i {{.Host}}', 'kubectl exec -i {{.Host}} --'); needs --worker-hosts")
+	fs.StringVar(&c.WorkerBinary, "worker-binary", "sharechaos", "with --worker-exec: the sharechaos binary on the worker hosts (the same version as this one)")
+	fs.Var((*ListFlag)(&c.WorkerHosts), "worker-hosts", "with --worker-exec: the worker hosts, comma-separated; slot i starts on host i mod n, a slot whose worker dies at start moves to the next")
 	fs.Var(&lists.Thresholds, "threshold", "k6-style bound, repeatable: 'txn_commit_duration{mode:transactional}: p(99)<250ms' (a failed one exits 3)")
 	fs.Var(&lists.Keys, "kip1289-keys", "API keys of AddShareAcksToTxn,TxnShareAcknowledge (unallocated upstream; default 12890,12891, placeholders)")
 	fs.Int64Var(&c.Seed, "seed", 0, "seed of every random choice (default: random, printed; replay a run with its seed)")
 	fs.StringVar(&c.Out, "out", "", "run directory (default: a new folder under ./runs/)")
 	registerBackendFlags(fs, &c.Backends)
 	fs.BoolVar(&c.KeepTopics, "keep-topics", false, "keep each cell's topics, share group and transactional ids (default: a cell deletes what it created)")
+}
+
+// Remote is the worker hosts of --worker-exec (nil: workers run here), or a
+// usage error naming what is wrong.
+func (c Common) Remote() (*workerset.Remote, error) {
+	if c.WorkerExec == "" {
+		if len(c.WorkerHosts) > 0 {
+			return nil, Usagef("--worker-hosts needs --worker-exec (how to run a command on them)")
+		}
+		return nil, nil
+	}
+	for _, name := range c.Clients {
+		if name != "" && name != workerset.ClientGo {
+			return nil, Usagef("--worker-exec runs the go worker on other hosts; --client %s runs here only", name)
+		}
+	}
+	r, err := workerset.NewRemote(c.WorkerExec, c.WorkerBinary, c.WorkerHosts)
+	if err != nil {
+		return nil, Usagef("%v", err)
+	}
+	return r, nil
 }

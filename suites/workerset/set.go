@@ -8,6 +8,7 @@ package workerset
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,6 +55,9 @@ type Config struct {
 	Topology ctp.Topology
 	// Client is the workers' client (Clients; "": the default).
 	Client string
+	// Remote runs the workers on other hosts (nil: children of this
+	// process).
+	Remote *Remote
 }
 
 // Set runs a cell's worker processes and replaces each one that ends (a
@@ -69,8 +73,13 @@ type Set struct {
 	running map[int]*exec.Cmd
 	// current is each slot's newest incarnation: only its exit is replaced (a
 	// zombie's replacement may start while the zombie still lives).
-	current  map[int]int
-	pids     map[string]int // worker name -> pid
+	current map[int]int
+	procs   map[string]faults.Process // worker name -> its process
+	// stdins are the remote workers' stdins by slot*1000+inc: closing one
+	// stops that worker as SIGTERM stops a local one.
+	stdins map[int]io.Closer
+	// shift moves a slot to the next worker host after a death at start.
+	shift    map[int]int
 	stopping bool
 	// stopped is closed by stop: a replacement waiting out its backoff
 	// gives up.
@@ -83,7 +92,9 @@ func (ws *Set) Start() error {
 	ws.stopped = make(chan struct{})
 	ws.running = map[int]*exec.Cmd{}
 	ws.current = map[int]int{}
-	ws.pids = map[string]int{}
+	ws.procs = map[string]faults.Process{}
+	ws.stdins = map[int]io.Closer{}
+	ws.shift = map[int]int{}
 	for _, d := range []string{"histories", "workers"} {
 		if err := os.MkdirAll(filepath.Join(ws.Dir, d), 0o755); err != nil {
 			return fmt.Errorf("start workers: %w", err)
@@ -220,6 +231,9 @@ func (ws *Set) launch(slot, inc int) error {
 	if err != nil {
 		return fmt.Errorf("launch worker %s: %w", cfg.Name(), err)
 	}
+	if ws.Remote != nil {
+		return ws.launchRemote(slot, inc, cfg, log)
+	}
 	cmd, err := command(ws.Client, path)
 	if err != nil {
 		log.Close()
@@ -236,18 +250,90 @@ func (ws *Set) launch(slot, inc int) error {
 		log.Close()
 		return fmt.Errorf("launch worker %s: %w", cfg.Name(), err)
 	}
+	ws.started(slot, inc, cmd, faults.LocalProcess(cmd.Process.Pid))
+	go ws.await(slot, inc, cmd, log, func() error { return cmd.Wait() })
+	return nil
+}
+
+// started records a launched incarnation; ws.mu is held.
+func (ws *Set) started(slot, inc int, cmd *exec.Cmd, p faults.Process) {
 	ws.running[slot*1000+inc] = cmd
 	ws.current[slot] = inc
-	ws.pids[cfg.Name()] = cmd.Process.Pid
+	ws.procs[ctp.WorkerName(slot, inc)] = p
 	ws.wg.Add(1)
+}
+
+// launchRemote starts incarnation inc of slot on its worker host through
+// Remote: the config on its stdin (kept open: closing it stops the worker),
+// its stdout relayed into the local history file, its stderr into log.
+func (ws *Set) launchRemote(slot, inc int, cfg ctp.WorkerConfig, log *os.File) error {
+	ws.mu.Lock()
+	host := ws.Remote.Hosts[(slot-1+ws.shift[slot])%len(ws.Remote.Hosts)]
+	ws.mu.Unlock()
+	fail := func(err error) error {
+		log.Close()
+		return fmt.Errorf("launch worker %s on %s: %w", cfg.Name(), host, err)
+	}
+	cmd, err := ws.Remote.workerCommand(host)
+	if err != nil {
+		return fail(err)
+	}
+	cmd.Stderr = log
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return fail(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return fail(err)
+	}
+	if c := cfg.Client; c.CAFile != "" || c.CertFile != "" || c.KeyFile != "" {
+		return fail(fmt.Errorf("the client's TLS files (%s) would have to be at the same paths on the worker hosts: TLS with workers on other hosts is not supported yet", c.Describe()))
+	}
+	local := cfg.HistoryPath
+	cfg.HistoryPath = remoteConfigPath
+	line, _ := json.Marshal(cfg)
+	fmt.Fprintf(log, "sharechaos: worker %s on host %s\n", cfg.Name(), host)
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if ws.stopping {
+		log.Close()
+		return nil
+	}
+	if err := cmd.Start(); err != nil {
+		return fail(err)
+	}
+	p := &remoteProcess{r: ws.Remote, host: host}
+	ws.started(slot, inc, cmd, p)
+	ws.stdins[slot*1000+inc] = stdin
+	relayed := make(chan error, 1)
+	go func() { relayed <- relayHistory(stdout, p, local) }()
+	// A host that is gone fails this write or the relay; either way the
+	// command ends and the slot is replaced like a crashed worker.
+	_, _ = stdin.Write(append(line, '\n'))
+	go ws.await(slot, inc, cmd, log, func() error {
+		rerr := <-relayed
+		werr := cmd.Wait()
+		if werr == nil && rerr != nil {
+			return rerr
+		}
+		return werr
+	})
+	return nil
+}
+
+// await waits for an incarnation to end and replaces it, unless the set is
+// stopping or a newer incarnation took the slot.
+func (ws *Set) await(slot, inc int, cmd *exec.Cmd, log *os.File, wait func() error) {
 	launched := time.Now()
-	go func() {
+	func() {
 		defer ws.wg.Done()
-		err := cmd.Wait()
+		err := wait()
 		log.Close()
 		ws.mu.Lock()
 		stopping := ws.stopping
 		delete(ws.running, slot*1000+inc)
+		delete(ws.stdins, slot*1000+inc)
 		superseded := ws.current[slot] != inc
 		ws.mu.Unlock()
 		if stopping || superseded {
@@ -266,6 +352,11 @@ func (ws *Set) launch(slot, inc int) error {
 		// incarnations, not all of them. A crash point's replacement (the
 		// worker lived) starts at once.
 		if lived := time.Since(launched); lived < quickDeath {
+			// On worker hosts, one that cannot start a worker (gone, or
+			// its binary missing) gives the slot to the next host.
+			ws.mu.Lock()
+			ws.shift[slot]++
+			ws.mu.Unlock()
 			select {
 			case <-time.After(relaunchBackoff(inc)):
 			case <-ws.stopped:
@@ -284,14 +375,13 @@ func (ws *Set) launch(slot, inc int) error {
 			ws.mu.Unlock()
 		}
 	}()
-	return nil
 }
 
-// pid returns the pid of a worker incarnation (0 if never started).
-func (ws *Set) pid(slot, inc int) int {
+// process is a worker incarnation's process (nil if never started).
+func (ws *Set) process(slot, inc int) faults.Process {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	return ws.pids[ctp.WorkerName(slot, inc)]
+	return ws.procs[ctp.WorkerName(slot, inc)]
 }
 
 // supersede starts the next incarnation of slot while the current one still
@@ -318,11 +408,22 @@ func (ws *Set) Stop(grace time.Duration) {
 		close(ws.stopped)
 	}
 	ws.stopping = true
-	for _, cmd := range ws.running {
+	var remote []faults.Process
+	for key, cmd := range ws.running {
+		if stdin, ok := ws.stdins[key]; ok {
+			// A remote worker stops at the end of its stdin; a stopped
+			// zombie must run to see it.
+			_ = stdin.Close()
+			remote = append(remote, ws.procs[ctp.WorkerName(key/1000, key%1000)])
+			continue
+		}
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		_ = cmd.Process.Signal(syscall.SIGCONT) // a stopped zombie must run to see it
 	}
 	ws.mu.Unlock()
+	for _, p := range remote {
+		_ = p.Signal(syscall.SIGCONT)
+	}
 	done := make(chan struct{})
 	go func() { ws.wg.Wait(); close(done) }()
 	select {
@@ -331,10 +432,20 @@ func (ws *Set) Stop(grace time.Duration) {
 	case <-time.After(grace):
 	}
 	ws.mu.Lock()
-	for _, cmd := range ws.running {
+	remote = remote[:0]
+	for key, cmd := range ws.running {
+		if _, ok := ws.stdins[key]; ok {
+			remote = append(remote, ws.procs[ctp.WorkerName(key/1000, key%1000)])
+			// The command's whole group: sh and the ssh (or docker exec) under it.
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			continue
+		}
 		_ = cmd.Process.Kill()
 	}
 	ws.mu.Unlock()
+	for _, p := range remote {
+		_ = p.Signal(syscall.SIGKILL)
+	}
 	<-done
 }
 
@@ -349,9 +460,9 @@ type armedWorkers struct {
 	timeline *history.Recorder
 }
 
-func (a armedWorkers) ArmedPID() int          { return a.ws.pid(a.ws.ArmSlot, 1) }
-func (a armedWorkers) Replace() error         { return a.ws.supersede(a.ws.ArmSlot) }
-func (a armedWorkers) Record(e history.Event) { _ = a.timeline.Record(e) }
+func (a armedWorkers) ArmedProcess() faults.Process { return a.ws.process(a.ws.ArmSlot, 1) }
+func (a armedWorkers) Replace() error               { return a.ws.supersede(a.ws.ArmSlot) }
+func (a armedWorkers) Record(e history.Event)       { _ = a.timeline.Record(e) }
 
 // ReplacementReady reads the armed slot's newest incarnation's history for
 // its producer's InitProducerId.
@@ -373,7 +484,11 @@ func (ws *Set) RunningPIDs() []int {
 	defer ws.mu.Unlock()
 	var pids []int
 	for slot := 1; slot <= ws.Slots; slot++ {
-		if cmd, ok := ws.running[slot*1000+ws.current[slot]]; ok && cmd.Process != nil {
+		key := slot*1000 + ws.current[slot]
+		if _, remote := ws.stdins[key]; remote {
+			continue // on another host: not this machine's memory
+		}
+		if cmd, ok := ws.running[key]; ok && cmd.Process != nil {
 			pids = append(pids, cmd.Process.Pid)
 		}
 	}

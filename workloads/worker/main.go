@@ -6,10 +6,12 @@
 package worker
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -36,12 +38,26 @@ func Deps() ctp.Deps {
 // Main reads its one argument, the config file, and runs the loop until
 // SIGTERM or SIGINT. It returns the process's exit code: 64 for a bad
 // argument or config, 1 when the loop failed.
+//
+// The argument "-" is a worker on another host, started through a command
+// (suites/workerset's Remote): its config is the first line of stdin, the
+// end of stdin stops it as SIGTERM does (a signal does not cross ssh or
+// kubectl exec), and stdout carries Hello, then its history (history_path
+// "-").
 func Main(args []string) int {
 	if len(args) != 1 {
-		fmt.Fprintln(os.Stderr, "worker: want one argument, the config file")
+		fmt.Fprintln(os.Stderr, "worker: want one argument, the config file (or -: the config on stdin)")
 		return verdict.ExitUsage
 	}
-	b, err := os.ReadFile(args[0])
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, os.Interrupt)
+	defer cancel()
+	var b []byte
+	var err error
+	if args[0] == "-" {
+		b, err = readRemoteConfig(cancel)
+	} else {
+		b, err = os.ReadFile(args[0])
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		return verdict.ExitUsage
@@ -55,11 +71,36 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, "worker: a stepped config is for worker processes of other clients: the bench steps Go workers in process")
 		return verdict.ExitUsage
 	}
-	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, os.Interrupt)
-	defer cancel()
+	if args[0] == "-" {
+		if err := json.NewEncoder(os.Stdout).Encode(Hello{PID: os.Getpid()}); err != nil {
+			fmt.Fprintln(os.Stderr, "worker: say hello:", err)
+			return 1
+		}
+	}
 	if err := ctp.RunWorker(ctx, cfg, Deps()); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		return 1
 	}
 	return 0
+}
+
+// Hello is a remote worker's first line on stdout: its process id on its
+// host, which the orchestrator's signals (resume, stop) name.
+type Hello struct {
+	PID int `json:"pid"`
+}
+
+// readRemoteConfig reads the config line from stdin, then watches stdin in
+// the background: its end calls stop.
+func readRemoteConfig(stop func()) ([]byte, error) {
+	in := bufio.NewReader(os.Stdin)
+	line, err := in.ReadBytes('\n')
+	if err != nil && len(line) == 0 {
+		return nil, fmt.Errorf("read the config from stdin: %w", err)
+	}
+	go func() {
+		_, _ = io.Copy(io.Discard, in)
+		stop()
+	}()
+	return line, nil
 }
