@@ -53,6 +53,38 @@ type Config struct {
 	KeyFile  string `json:"ssl_key_file,omitempty"`
 	// SkipHostnameCheck: ssl.endpoint.identification.algorithm set empty.
 	SkipHostnameCheck bool `json:"ssl_skip_hostname_check,omitempty"`
+	// Secrets, when set, are the files' contents and the password held in
+	// memory: a worker on another host gets them on its stdin, where the
+	// files do not exist, and writes them nowhere.
+	Secrets *Secrets `json:"-"`
+}
+
+// Secrets are a client's TLS files' contents and SASL password.
+type Secrets struct {
+	Password string `json:"sasl_password,omitempty"`
+	CAPEM    []byte `json:"ca_pem,omitempty"`
+	CertPEM  []byte `json:"cert_pem,omitempty"`
+	KeyPEM   []byte `json:"key_pem,omitempty"`
+}
+
+// ReadSecrets reads c's files and password into Secrets, for a process
+// that cannot read them where it runs.
+func (c Config) ReadSecrets() (Secrets, error) {
+	s := Secrets{Password: c.password()}
+	for _, f := range []struct {
+		path string
+		into *[]byte
+	}{{c.CAFile, &s.CAPEM}, {c.CertFile, &s.CertPEM}, {c.KeyFile, &s.KeyPEM}} {
+		if f.path == "" {
+			continue
+		}
+		b, err := os.ReadFile(f.path)
+		if err != nil {
+			return Secrets{}, fmt.Errorf("read client TLS file: %w", err)
+		}
+		*f.into = b
+	}
+	return s, nil
 }
 
 // EnvPassword carries the SASL password into child processes.
@@ -70,10 +102,14 @@ func (c Config) Export() error {
 	return nil
 }
 
-// password is c's password, else the one the orchestrator exported.
+// password is c's password, else the one its secrets carry, else the one
+// the orchestrator exported.
 func (c Config) password() string {
 	if c.Password != "" {
 		return c.Password
+	}
+	if c.Secrets != nil && c.Secrets.Password != "" {
+		return c.Secrets.Password
 	}
 	return os.Getenv(EnvPassword)
 }
@@ -153,7 +189,7 @@ func (c Config) saslOpts() []kgo.Opt {
 func (c Config) tlsConfig() (*tls.Config, error) {
 	tc := &tls.Config{MinVersion: tls.VersionTLS12}
 	if c.CAFile != "" {
-		pem, err := os.ReadFile(c.CAFile)
+		pem, err := c.read(c.CAFile, func(s *Secrets) []byte { return s.CAPEM })
 		if err != nil {
 			return nil, fmt.Errorf("read CA file: %w", err)
 		}
@@ -164,7 +200,15 @@ func (c Config) tlsConfig() (*tls.Config, error) {
 		tc.RootCAs = pool
 	}
 	if c.CertFile != "" {
-		cert, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile)
+		certPEM, err := c.read(c.CertFile, func(s *Secrets) []byte { return s.CertPEM })
+		if err != nil {
+			return nil, fmt.Errorf("load client certificate: %w", err)
+		}
+		keyPEM, err := c.read(c.KeyFile, func(s *Secrets) []byte { return s.KeyPEM })
+		if err != nil {
+			return nil, fmt.Errorf("load client certificate: %w", err)
+		}
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
 		if err != nil {
 			return nil, fmt.Errorf("load client certificate: %w", err)
 		}
@@ -192,4 +236,15 @@ func (c Config) tlsConfig() (*tls.Config, error) {
 		}
 	}
 	return tc, nil
+}
+
+// read is a TLS file's contents: from the secrets when they carry it, else
+// from the file.
+func (c Config) read(path string, held func(*Secrets) []byte) ([]byte, error) {
+	if c.Secrets != nil {
+		if b := held(c.Secrets); len(b) > 0 {
+			return b, nil
+		}
+	}
+	return os.ReadFile(path)
 }

@@ -287,12 +287,18 @@ func (ws *Set) launchRemote(slot, inc int, cfg ctp.WorkerConfig, log *os.File) e
 	if err != nil {
 		return fail(err)
 	}
-	if c := cfg.Client; c.CAFile != "" || c.CertFile != "" || c.KeyFile != "" {
-		return fail(fmt.Errorf("the client's TLS files (%s) would have to be at the same paths on the worker hosts: TLS with workers on other hosts is not supported yet", c.Describe()))
+	// The TLS files and the password do not exist on the host: their
+	// contents cross on stdin, after the config, and stay in the worker's
+	// memory.
+	secrets, err := cfg.Client.ReadSecrets()
+	if err != nil {
+		return fail(err)
 	}
 	local := cfg.HistoryPath
 	cfg.HistoryPath = remoteConfigPath
 	line, _ := json.Marshal(cfg)
+	secretLine, _ := json.Marshal(secrets)
+	line = append(append(line, '\n'), secretLine...)
 	fmt.Fprintf(log, "sharechaos: worker %s on host %s\n", cfg.Name(), host)
 	ws.mu.Lock()
 	defer ws.mu.Unlock()

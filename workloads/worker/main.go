@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/sharechaos/sharechaos/internal/clientcfg"
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/workloads/ctp"
 	"github.com/sharechaos/sharechaos/workloads/ctp/scsource"
@@ -40,10 +41,11 @@ func Deps() ctp.Deps {
 // argument or config, 1 when the loop failed.
 //
 // The argument "-" is a worker on another host, started through a command
-// (suites/workerset's Remote): its config is the first line of stdin, the
-// end of stdin stops it as SIGTERM does (a signal does not cross ssh or
-// kubectl exec), and stdout carries Hello, then its history (history_path
-// "-").
+// (suites/workerset's Remote): its config is the first line of stdin, its
+// client's secrets (clientcfg.Secrets: the TLS files' contents, the SASL
+// password) the second, kept in memory; the end of stdin stops it as
+// SIGTERM does (a signal does not cross ssh or kubectl exec), and stdout
+// carries Hello, then its history (history_path "-").
 func Main(args []string) int {
 	if len(args) != 1 {
 		fmt.Fprintln(os.Stderr, "worker: want one argument, the config file (or -: the config on stdin)")
@@ -52,9 +54,10 @@ func Main(args []string) int {
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, os.Interrupt)
 	defer cancel()
 	var b []byte
+	var secrets *clientcfg.Secrets
 	var err error
 	if args[0] == "-" {
-		b, err = readRemoteConfig(cancel)
+		b, secrets, err = readRemoteConfig(cancel)
 	} else {
 		b, err = os.ReadFile(args[0])
 	}
@@ -67,6 +70,7 @@ func Main(args []string) int {
 		fmt.Fprintf(os.Stderr, "worker: parse %s: %v\n", args[0], err)
 		return verdict.ExitUsage
 	}
+	cfg.Client.Secrets = secrets
 	if cfg.Stepped {
 		fmt.Fprintln(os.Stderr, "worker: a stepped config is for worker processes of other clients: the bench steps Go workers in process")
 		return verdict.ExitUsage
@@ -90,17 +94,25 @@ type Hello struct {
 	PID int `json:"pid"`
 }
 
-// readRemoteConfig reads the config line from stdin, then watches stdin in
-// the background: its end calls stop.
-func readRemoteConfig(stop func()) ([]byte, error) {
+// readRemoteConfig reads the config line and the secrets line from stdin,
+// then watches stdin in the background: its end calls stop.
+func readRemoteConfig(stop func()) ([]byte, *clientcfg.Secrets, error) {
 	in := bufio.NewReader(os.Stdin)
 	line, err := in.ReadBytes('\n')
-	if err != nil && len(line) == 0 {
-		return nil, fmt.Errorf("read the config from stdin: %w", err)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read the config from stdin: %w", err)
+	}
+	raw, err := in.ReadBytes('\n')
+	if err != nil {
+		return nil, nil, fmt.Errorf("read the client's secrets from stdin: %w", err)
+	}
+	var secrets clientcfg.Secrets
+	if err := json.Unmarshal(raw, &secrets); err != nil {
+		return nil, nil, fmt.Errorf("parse the client's secrets: %w", err)
 	}
 	go func() {
 		_, _ = io.Copy(io.Discard, in)
 		stop()
 	}()
-	return line, nil
+	return line, &secrets, nil
 }
