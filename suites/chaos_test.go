@@ -3,12 +3,17 @@ package suites
 import (
 	"context"
 	"errors"
-	"github.com/sharechaos/sharechaos/result"
-	"github.com/sharechaos/sharechaos/suites/harness"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sharechaos/sharechaos/internal/role"
+	"github.com/sharechaos/sharechaos/result"
+	"github.com/sharechaos/sharechaos/suites/harness"
+	"github.com/sharechaos/sharechaos/workloads/worker"
 
 	"github.com/sharechaos/sharechaos/internal/cluster/docker"
 	"github.com/sharechaos/sharechaos/internal/verdict"
@@ -69,19 +74,75 @@ var smokeExpectations = map[string]map[ctp.AckMode]expectation{
 	},
 }
 
-// TestChaosDocker runs the smoke matrix and a broker kill on real Kafka in
-// containers. It skips when no Docker engine answers or the images are
-// missing, unless SHARECHAOS_REQUIRE_DOCKER=1 (CI), where that fails.
+// TestChaosDocker runs steady, crash-after-commit, a broker kill and a zombie on real
+// Kafka in containers, with the workers on two worker hosts: containers of
+// the tool's image reached only through `docker exec -i` (--worker-exec),
+// as ssh or kubectl exec would reach other machines. It skips when no
+// Docker engine answers or the images are missing, unless
+// SHARECHAOS_REQUIRE_DOCKER=1 (CI), where that fails. (Workers as children
+// of the orchestrator on docker: every other docker test, and CI's secured
+// smoke.)
 func TestChaosDocker(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real Kafka in containers; skipped with -short")
 	}
 	requireDocker(t)
-	res := runMatrix(t, Options{Common: harness.Common{Backend: "docker", Modes: []ctp.AckMode{ctp.Transactional, ctp.Explicit}, Seed: 11}, Scenarios: []string{"steady", "crash-after-commit", "crash-after-acks", "broker-kill"}, Records: 1000})
+	hosts := startWorkerHosts(t, 2)
+	res := runMatrix(t, Options{Common: harness.Common{Backend: "docker", Modes: []ctp.AckMode{ctp.Transactional, ctp.Explicit}, Seed: 11,
+		WorkerExec: "docker exec -i {{.Host}}", WorkerHosts: hosts, WorkerBinary: "/usr/local/bin/sharechaos"},
+		Scenarios: []string{"steady", "crash-after-commit", "broker-kill", "zombie-fenced"}, Records: 1000})
 	if res.Backend != "docker" {
 		t.Fatalf("backend = %q, want docker", res.Backend)
 	}
 	checkCells(t, res, smokeExpectations)
+	for _, c := range res.Runs {
+		if c.Scenario == "zombie-fenced" && c.Verdict != verdict.Pass {
+			t.Errorf("%s: %s (%s), want PASS (the zombie stopped and resumed through docker exec)", c.Name(), c.Verdict, c.Reason)
+		}
+		logs, _ := filepath.Glob(filepath.Join(res.Dir, c.Dir, "workers", "*.log"))
+		on := map[string]bool{}
+		for _, l := range logs {
+			b, _ := os.ReadFile(l)
+			for _, h := range hosts {
+				if strings.Contains(string(b), "on host "+h+"\n") {
+					on[h] = true
+				}
+			}
+		}
+		if c.Verdict != verdict.NA && len(on) != len(hosts) {
+			t.Errorf("%s: workers ran on %v, want every worker host %v", c.Name(), on, hosts)
+		}
+	}
+	for _, h := range hosts {
+		out, _ := exec.Command("docker", "top", h, "-o", "pid,args").CombinedOutput()
+		if strings.Contains(string(out), "sharechaos") {
+			t.Errorf("worker host %s still runs a worker after the run:\n%s", h, out)
+		}
+	}
+}
+
+// startWorkerHosts starts n containers of the tool's image that stay up
+// (sleep), on the host's network so they reach the brokers' published
+// ports, removed with the test. They must carry this tree's binary: an
+// image built before --worker-exec fails the test, naming the rebuild.
+func startWorkerHosts(t *testing.T, n int) []string {
+	t.Helper()
+	image := docker.ToolImage
+	if out, err := exec.Command("docker", "run", "--rm", "-e", role.EnvVar+"="+worker.ControlRole, image, "stat", "1").CombinedOutput(); err != nil {
+		t.Fatalf("%s cannot act on a worker (worker-control role): %v\n%s\nrebuild it: make images", image, err, out)
+	}
+	var hosts []string
+	for i := 1; i <= n; i++ {
+		name := fmt.Sprintf("sc-test-worker-host-%d-%d", os.Getpid(), i)
+		out, err := exec.Command("docker", "run", "-d", "--rm", "--network", "host", "--name", name,
+			"--label", "sharechaos.test=worker-host", "--entrypoint", "sleep", image, "infinity").CombinedOutput()
+		if err != nil {
+			t.Fatalf("start worker host %s: %v\n%s", name, err, out)
+		}
+		t.Cleanup(func() { _ = exec.Command("docker", "rm", "-f", name).Run() })
+		hosts = append(hosts, name)
+	}
+	return hosts
 }
 
 func requireDocker(t *testing.T) {
