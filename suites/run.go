@@ -34,6 +34,13 @@ func Run(ctx context.Context, opts Options) (result.Result, error) {
 	if err != nil {
 		return result.Result{ExitCode: verdict.ExitUsage}, err
 	}
+	// Worker hosts that cannot run a worker fail the run before anything
+	// starts or is written, naming the host.
+	if remote, _ := o.Common.Remote(); remote != nil {
+		if err := remote.Probe(ctx); err != nil {
+			return result.Result{ExitCode: verdict.ExitHarnessError}, fmt.Errorf("--worker-exec: %w", err)
+		}
+	}
 	r, err := open(o)
 	if err != nil {
 		return result.Result{ExitCode: verdict.ExitUsage}, err

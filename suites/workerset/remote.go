@@ -192,3 +192,43 @@ func relayHistory(stdout io.Reader, p *remoteProcess, path string) error {
 // remoteConfigPath is what a remote worker's config says of its history:
 // stdout, relayed.
 const remoteConfigPath = history.Stdout
+
+// probeLine is what Probe sends each host and wants back.
+const probeLine = "sharechaos-worker-host-probe"
+
+// Probe checks every host before a run: Exec reaches it, runs Binary there
+// and carries stdin and stdout (the worker-control role echoes a line). A
+// host that fails is named with the command and what it printed.
+func (r *Remote) Probe(ctx context.Context) error {
+	for _, host := range r.Hosts {
+		cctx, cancel := context.WithTimeout(ctx, remoteCallTimeout)
+		cmd, err := r.command(cctx, host, "env", role.EnvVar+"="+worker.ControlRole, r.Binary, "echo")
+		if err != nil {
+			cancel()
+			return err
+		}
+		cmd.Stdin = strings.NewReader(probeLine + "\n")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		cancel()
+		line := cmd.Args[len(cmd.Args)-1]
+		switch {
+		case err != nil && strings.Contains(stderr.String(), "read stdin"):
+			return fmt.Errorf("worker host %s: `%s`: %s got no stdin: does --worker-exec pass it (ssh -T, docker exec -i, kubectl exec -i)?", host, line, r.Binary)
+		case err != nil:
+			return fmt.Errorf("worker host %s: `%s`: %v: %s", host, line, err, strings.TrimSpace(lastLines(stderr.String(), 3)))
+		case strings.TrimSpace(string(out)) != probeLine:
+			return fmt.Errorf("worker host %s: `%s` did not echo the probe (got %q): is %s this version of sharechaos there (--worker-binary), and does --worker-exec pass stdin (ssh -T, docker exec -i, kubectl exec -i)?", host, line, strings.TrimSpace(string(out)), r.Binary)
+		}
+	}
+	return nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "; ")
+}

@@ -1,6 +1,7 @@
 package workerset
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,5 +59,19 @@ func TestShellWord(t *testing.T) {
 		if got := shellWord(in); got != want {
 			t.Errorf("shellWord(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Probe names the host and the command of a host that cannot run a worker:
+// a command that fails, and one that runs but does not echo (not our binary,
+// or no stdin).
+func TestProbeNamesTheHost(t *testing.T) {
+	fails, _ := NewRemote("false {{.Host}}", "", []string{"h1"})
+	if err := fails.Probe(context.Background()); err == nil || !strings.Contains(err.Error(), "worker host h1") || !strings.Contains(err.Error(), "false h1") {
+		t.Errorf("a failing command: %v", err)
+	}
+	mute, _ := NewRemote("env X={{.Host}}", "/bin/true", []string{"h1", "h2"})
+	if err := mute.Probe(context.Background()); err == nil || !strings.Contains(err.Error(), "did not echo the probe") || !strings.Contains(err.Error(), "/bin/true") {
+		t.Errorf("a binary that is not ours: %v", err)
 	}
 }

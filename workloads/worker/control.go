@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"strconv"
@@ -16,6 +17,9 @@ import (
 //
 //	signal SIG PID   send signal number SIG to PID
 //	stat PID         print /proc/PID/stat
+//	echo             copy the first line of stdin to stdout (the
+//	                 orchestrator's probe of a host: the command runs the
+//	                 binary there and carries stdin and stdout)
 const ControlRole = "worker-control"
 
 // ControlMain runs one control command; 64 for a bad one, 1 when it failed.
@@ -35,6 +39,13 @@ func ControlMain(args []string) int {
 			return fail(1, "signal %d to %d: %v", sig, pid, err)
 		}
 		return 0
+	case len(args) == 1 && args[0] == "echo":
+		line, err := bufio.NewReader(os.Stdin).ReadString('\n')
+		if err != nil {
+			return fail(1, "echo: read stdin: %v", err)
+		}
+		_, _ = os.Stdout.WriteString(line)
+		return 0
 	case len(args) == 2 && args[0] == "stat":
 		pid, err := strconv.Atoi(args[1])
 		if err != nil || pid <= 0 {
@@ -47,5 +58,5 @@ func ControlMain(args []string) int {
 		_, _ = os.Stdout.Write(b)
 		return 0
 	}
-	return fail(verdict.ExitUsage, "want: signal SIG PID | stat PID, got %q", args)
+	return fail(verdict.ExitUsage, "want: signal SIG PID | stat PID | echo, got %q", args)
 }

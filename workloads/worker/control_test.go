@@ -18,6 +18,7 @@ func TestControlMain(t *testing.T) {
 		{[]string{"stat", "-3"}, 64},
 		{[]string{"signal", "0", "999999999"}, 1},
 		{[]string{"kill", self}, 64},
+		{[]string{"echo"}, 1}, // no line on stdin
 		{nil, 64},
 	} {
 		if got := ControlMain(tc.args); got != tc.want {
