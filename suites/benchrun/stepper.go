@@ -89,18 +89,27 @@ func startProcessStepper(c workerset.Client, cfg ctp.WorkerConfig) (*processStep
 		log.Close()
 		return nil, fmt.Errorf("start worker %s: %w", cfg.Name(), err)
 	}
-	out, err := cmd.StdoutPipe()
+	// A pipe of our own, not StdoutPipe: Wait closes StdoutPipe's read end
+	// as soon as the process exits, which can drop the last lines it wrote,
+	// its final answer among them (seen in CI: "exited" instead of the
+	// worker's error). This one is read to its end whenever Wait returns.
+	out, w, err := os.Pipe()
 	if err != nil {
 		log.Close()
 		return nil, fmt.Errorf("start worker %s: %w", cfg.Name(), err)
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout = w
+	err = cmd.Start()
+	w.Close() // the child holds its own copy
+	if err != nil {
+		out.Close()
 		log.Close()
 		return nil, fmt.Errorf("start worker %s: %w", cfg.Name(), err)
 	}
 	s := &processStepper{name: cfg.Name(), cmd: cmd, in: in, answers: make(chan string, 4), log: log, exited: make(chan struct{})}
 	go func() {
 		defer close(s.answers)
+		defer out.Close()
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 64*1024), 1<<20)
 		for sc.Scan() {
