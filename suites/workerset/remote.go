@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/sharechaos/sharechaos/faults"
-	"github.com/sharechaos/sharechaos/internal/history"
 	"github.com/sharechaos/sharechaos/internal/role"
 	"github.com/sharechaos/sharechaos/workloads/worker"
 )
@@ -188,10 +187,6 @@ func relayHistory(stdout io.Reader, p *remoteProcess, path string) error {
 	}
 	return sc.Err()
 }
-
-// remoteConfigPath is what a remote worker's config says of its history:
-// stdout, relayed.
-const remoteConfigPath = history.Stdout
 
 // probeLine is what Probe sends each host and wants back.
 const probeLine = "sharechaos-worker-host-probe"

@@ -295,7 +295,7 @@ func (ws *Set) launchRemote(slot, inc int, cfg ctp.WorkerConfig, log *os.File) e
 		return fail(err)
 	}
 	local := cfg.HistoryPath
-	cfg.HistoryPath = remoteConfigPath
+	cfg.HistoryPath = history.Stdout // relayed back on its stdout
 	line, _ := json.Marshal(cfg)
 	secretLine, _ := json.Marshal(secrets)
 	line = append(append(line, '\n'), secretLine...)
