@@ -3,7 +3,7 @@
 # registry needed): the JRE base, Apache Kafka on it, Apache Kafka with
 # KIP-1289 (images/kafka-kip1289) and the stock image of that same version to
 # compare it with, and our toxiproxy; and the tool itself as an image
-# (images/sharechaos).
+# (images/sharechaos); and each stock release as an ssh host (images/sshhost).
 # Idempotent: an image whose inputs did not change is skipped (see
 # images/lib.sh). Prints what it built or skipped and how long it took.
 #
@@ -42,6 +42,9 @@ if [ "${SHARECHAOS_KAFKA_IMAGE:-$kafka_default}" != "$kafka_default" ]; then
 else
   for v in ${versions//,/ }; do
     bash "$here/images/kafka/build.sh" "$v"
+    # The same release on a host reached by ssh, under systemd
+    # (`cluster up --layout ssh-hosts`).
+    bash "$here/images/sshhost/build.sh" "$v"
   done
   bash "$here/images/kafka/build.sh" "$(cat "$here/images/kafka-kip1289/version")"
   bash "$here/images/kafka-kip1289/build.sh"

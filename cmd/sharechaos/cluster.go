@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sharechaos/sharechaos/docker/images"
 	"github.com/sharechaos/sharechaos/internal/cluster/docker"
 	"github.com/sharechaos/sharechaos/internal/verdict"
 	"github.com/sharechaos/sharechaos/suites/harness"
@@ -59,7 +61,10 @@ type clusterUpFlags struct {
 	pendingLock string
 	// security is the client listener (docker.Securities).
 	security string
-	verbose  bool
+	// layout is "" (brokers behind toxiproxy) or docker.LayoutSSHHosts.
+	layout      string
+	workerHosts int
+	verbose     bool
 }
 
 func newClusterUpCmd() *cobra.Command {
@@ -89,10 +94,15 @@ command that builds it; nothing is left behind when the start fails.`,
 	fs.StringVar(&f.security, "broker-security", docker.SecurityPlaintext, "the brokers' client listener: plaintext, or sasl_ssl (SCRAM-SHA-512 over mutual TLS; DIR gets client.properties, with the password, for --client-config, and tls/)")
 	fs.StringVar(&f.jit, "broker-jit", docker.JITC1, "the brokers' JIT: c1 (fastest on few cores) or full (HotSpot's C2 too)")
 	fs.StringVar(&f.pendingLock, "kip1289-pending-lock", "", "expire | hold: kip1289.pending.lock of an image with KIP-1289 built in (default: the image's, expire)")
+	fs.StringVar(&f.layout, "layout", layoutProxied, "proxied: brokers in containers behind toxiproxy, faults by `cluster fault`; ssh-hosts: three broker hosts (systemd, sshd, iptables, tc) and --worker-hosts worker hosts reached only by ssh, faults by examples/hooks/ssh-systemd.yaml (DIR gets ssh_config, its key, worker-hosts and worker-exec)")
+	fs.IntVar(&f.workerHosts, "worker-hosts", 2, "with --layout ssh-hosts: worker hosts for --worker-exec (they get this binary by scp)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log every step")
 	annotateGroups(fs)
 	return cmd
 }
+
+// layoutProxied is cluster up's default layout.
+const layoutProxied = "proxied"
 
 func newClusterDownCmd() *cobra.Command {
 	return &cobra.Command{
@@ -149,6 +159,13 @@ func clusterUp(ctx context.Context, f clusterUpFlags, stdout, stderr io.Writer) 
 	if f.brokers <= 0 {
 		return usage(fmt.Errorf("--brokers %d: want a positive number", f.brokers))
 	}
+	switch f.layout {
+	case layoutProxied:
+	case docker.LayoutSSHHosts:
+		return clusterUpSSHHosts(ctx, f, stdout, stderr)
+	default:
+		return usage(fmt.Errorf("--layout %q: want %s or %s", f.layout, layoutProxied, docker.LayoutSSHHosts))
+	}
 	if !slices.Contains(docker.JITs, f.jit) {
 		return usage(fmt.Errorf("--broker-jit %q: want one of %v", f.jit, docker.JITs))
 	}
@@ -199,6 +216,60 @@ func clusterUp(ctx context.Context, f clusterUpFlags, stdout, stderr io.Writer) 
 		client = " --client-config " + st.ClientConfig
 	}
 	fmt.Fprintf(stdout, "run against it: sharechaos run --backend external --bootstrap \"$(cat %s/bootstrap)\" --fault-hooks %s/hooks.yaml%s\n", f.out, f.out, client)
+	fmt.Fprintf(stdout, "remove it:      sharechaos cluster down %s\n", f.out)
+	return 0
+}
+
+// clusterUpSSHHosts starts the ssh hosts environment: only what its hosts
+// offer is accepted (a stock release, three brokers, PLAINTEXT).
+func clusterUpSSHHosts(ctx context.Context, f clusterUpFlags, stdout, stderr io.Writer) int {
+	usage := func(err error) int {
+		fmt.Fprintln(stderr, "sharechaos cluster up:", err)
+		return verdict.ExitUsage
+	}
+	switch {
+	case f.image != "":
+		return usage(errors.New("--layout ssh-hosts runs our image of a stock release on each host: give --kafka-version, not --kafka-image"))
+	case f.brokers != docker.SSHHostBrokers:
+		return usage(fmt.Errorf("--layout ssh-hosts has %d broker hosts (its hooks file walks kafka-1..kafka-%d), not --brokers %d", docker.SSHHostBrokers, docker.SSHHostBrokers, f.brokers))
+	case f.security != docker.SecurityPlaintext:
+		return usage(errors.New("--layout ssh-hosts serves PLAINTEXT only; --broker-security sasl_ssl is the proxied layout's"))
+	case f.pendingLock != "":
+		return usage(errors.New("--kip1289-pending-lock: --layout ssh-hosts runs stock releases, without KIP-1289"))
+	case f.workerHosts < 0:
+		return usage(fmt.Errorf("--worker-hosts %d: want 0 or more", f.workerHosts))
+	}
+	version := f.version
+	if version == "" {
+		version = images.KafkaVersion
+	} else if err := clusterVersion(version, ""); err != nil {
+		return usage(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(stderr, "sharechaos cluster up: find this binary:", err)
+		return verdict.ExitHarnessError
+	}
+	log := slog.New(slog.DiscardHandler)
+	if f.verbose {
+		log = slog.New(slog.NewTextHandler(stderr, nil))
+	}
+	st, err := docker.UpSSHHosts(ctx, docker.SSHHostsOptions{KafkaVersion: version, WorkerHosts: f.workerHosts, WorkerBinary: self,
+		RunID: "standalone-" + fmt.Sprint(time.Now().Unix()), Logger: log}, f.out)
+	if err != nil {
+		fmt.Fprintln(stderr, "sharechaos cluster up:", err)
+		if strings.Contains(err.Error(), "is missing") || strings.Contains(err.Error(), "not found") {
+			return verdict.ExitUsage
+		}
+		return verdict.ExitHarnessError
+	}
+	fmt.Fprintf(stdout, "ssh hosts %s up: bootstrap %s, worker hosts %s\n", st.RunID, strings.Join(st.Bootstrap, ","), strings.Join(st.WorkerHosts, ","))
+	workers := ""
+	if len(st.WorkerHosts) > 0 {
+		workers = fmt.Sprintf(" \\\n    --worker-exec \"$(cat %[1]s/worker-exec)\" --worker-hosts \"$(cat %[1]s/worker-hosts)\" --worker-binary %[2]s", f.out, docker.SSHWorkerBinary)
+	}
+	fmt.Fprintf(stdout, "run against it: sharechaos run --backend external --bootstrap \"$(cat %s/bootstrap)\" --fault-hooks %s/hooks.yaml%s\n", f.out, f.out, workers)
+	fmt.Fprintf(stdout, "reach a host:   ssh -F %s kafka-1\n", st.SSHConfig)
 	fmt.Fprintf(stdout, "remove it:      sharechaos cluster down %s\n", f.out)
 	return 0
 }

@@ -109,14 +109,21 @@ func wiring(w brokerWiring) map[string]string {
 // the proxy addresses it advertises (fixed; the user's overrides cannot
 // bypass the proxies), over the defaults and the user's overrides.
 func serverProperties(w brokerWiring, overrides map[string]string) string {
-	props := BrokerDefaults(w.brokers)
+	header := fmt.Sprintf("broker %d of %d, written by the sharechaos docker backend", w.node, w.brokers)
+	return renderProperties(header, w.brokers, overrides, wiring(w), w.security)
+}
+
+// renderProperties is a server.properties: the defaults, then the user's
+// overrides, then the wiring (and a secured listener's settings), which
+// always win, sorted by key under a header comment.
+func renderProperties(header string, brokers int, overrides map[string]string, wired ...map[string]string) string {
+	props := BrokerDefaults(brokers)
 	maps.Copy(props, overrides)
-
-	maps.Copy(props, wiring(w))
-	maps.Copy(props, w.security)
-
+	for _, w := range wired {
+		maps.Copy(props, w)
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# broker %d of %d, written by the sharechaos docker backend\n", w.node, w.brokers)
+	fmt.Fprintf(&b, "# %s\n", header)
 	for _, k := range slices.Sorted(maps.Keys(props)) {
 		fmt.Fprintf(&b, "%s=%s\n", k, props[k])
 	}

@@ -66,6 +66,12 @@ type Standalone struct {
 	// ClientConfig is the client.properties of a secured cluster ("":
 	// PLAINTEXT).
 	ClientConfig string `json:"client_config,omitempty"`
+	// Layout is LayoutSSHHosts for an ssh hosts environment ("": brokers
+	// behind toxiproxy). Its Containers are the hosts, brokers first; its
+	// faults are the hooks' ssh commands, not `cluster fault`.
+	Layout      string   `json:"layout,omitempty"`
+	SSHConfig   string   `json:"ssh_config,omitempty"`
+	WorkerHosts []string `json:"worker_hosts,omitempty"`
 }
 
 // Up starts a standalone cluster and writes dir: cluster.json, bootstrap
@@ -196,6 +202,9 @@ func Down(ctx context.Context, dir string) error {
 	for _, f := range []string{StateFile, BootstrapFile, HooksFile, ClientConfigFile, TLSDir} {
 		_ = os.RemoveAll(filepath.Join(dir, f))
 	}
+	if st.Layout == LayoutSSHHosts {
+		removeSSHHostFiles(dir)
+	}
 	return nil
 }
 
@@ -211,6 +220,9 @@ func Fault(ctx context.Context, dir string, args []string) error {
 	st, err := LoadStandalone(dir)
 	if err != nil {
 		return err
+	}
+	if st.Layout == LayoutSSHHosts {
+		return fmt.Errorf("cluster fault: %s is an ssh hosts environment: its faults are the ssh commands of %s", dir, filepath.Join(dir, HooksFile))
 	}
 	setTestcontainersEnv()
 	eng, err := newEngine(ctx)
