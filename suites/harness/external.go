@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 
 	flag "github.com/spf13/pflag"
@@ -78,6 +79,9 @@ func startExternal(ctx context.Context, o StartOptions) (cluster.Cluster, error)
 		return nil, err
 	}
 	eo.Log = o.Log
+	if o.Dir != "" {
+		eo.HooksLog = filepath.Join(o.Dir, external.HooksLogFile)
+	}
 	c, err := external.Start(ctx, eo)
 	if err != nil {
 		return nil, err

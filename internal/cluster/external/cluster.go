@@ -42,6 +42,9 @@ type Options struct {
 	// ReachTimeout bounds the first answer (default DefaultReachTimeout).
 	ReachTimeout time.Duration
 	Log          *slog.Logger
+	// HooksLog is the file every hook run is appended to (HooksLogFile in
+	// the run directory); "" keeps none.
+	HooksLog string
 }
 
 // Cluster is a cluster reached at its bootstrap. Its methods are safe for
@@ -62,6 +65,8 @@ type Cluster struct {
 
 	// The hooks file's toxiproxy, read the first time a fault asks.
 	toxi toxiLinks
+
+	hooksLog *hooksLog
 }
 
 var (
@@ -91,7 +96,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	if err := o.Client.Export(); err != nil {
 		return nil, err
 	}
-	c := &Cluster{o: o, opts: opts, killed: map[cluster.NodeID]bool{}, paused: map[cluster.NodeID]bool{}}
+	c := &Cluster{o: o, opts: opts, killed: map[cluster.NodeID]bool{}, paused: map[cluster.NodeID]bool{}, hooksLog: &hooksLog{path: o.HooksLog}}
 	c.admin, err = kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(o.Bootstrap...), kgo.ClientID("sharechaos-external"),
 		kgo.DialTimeout(5 * time.Second)}, opts...)...)
 	if err != nil {
@@ -195,8 +200,11 @@ func (c *Cluster) run(ctx context.Context, name HookName, d HookData) error {
 		d.Host, d.Port = b.Host, b.Port
 	}
 	began := time.Now()
-	out, err := runHook(ctx, c.o.Hooks.Hooks[name], d)
+	command, out, err := runHook(ctx, c.o.Hooks.Hooks[name], d)
 	c.o.Log.Info("fault hook", "hook", name, "node", d.Node, "took", time.Since(began).Round(time.Millisecond), "err", err, "output", strings.TrimSpace(out))
+	if lerr := c.hooksLog.record(began, name, d, command, out, err); lerr != nil {
+		c.o.Log.Warn("could not write the hooks log", "file", c.o.HooksLog, "err", lerr)
+	}
 	return err
 }
 

@@ -34,13 +34,14 @@ func (e *HookError) Unwrap() error { return e.Err }
 // maxOutput is how much of a hook's output an error keeps (the end of it).
 const maxOutput = 2048
 
-// runHook runs one hook under sh -c within its timeout. The command runs in
+// runHook runs one hook under sh -c within its timeout and returns the
+// command line it ran and what it printed. The command runs in
 // a process group of its own, so a timeout kills what it started too (a
 // shell's children would otherwise keep the pipes open and the wait hanging).
-func runHook(ctx context.Context, h Hook, d HookData) (string, error) {
-	cmdline, err := h.Render(d)
+func runHook(ctx context.Context, h Hook, d HookData) (cmdline, output string, err error) {
+	cmdline, err = h.Render(d)
 	if err != nil {
-		return "", &HookError{Hook: h.Name, Command: h.Command, Err: err}
+		return h.Command, "", &HookError{Hook: h.Name, Command: h.Command, Err: err}
 	}
 	hctx, cancel := context.WithTimeout(ctx, h.Timeout)
 	defer cancel()
@@ -57,12 +58,12 @@ func runHook(ctx context.Context, h Hook, d HookData) (string, error) {
 	}
 	switch {
 	case err == nil:
-		return text, nil
+		return cmdline, text, nil
 	case errors.Is(hctx.Err(), context.DeadlineExceeded):
-		return text, &HookError{Hook: h.Name, Command: cmdline, Output: text, Err: fmt.Errorf("outlived its timeout %s", h.Timeout)}
+		return cmdline, text, &HookError{Hook: h.Name, Command: cmdline, Output: text, Err: fmt.Errorf("outlived its timeout %s", h.Timeout)}
 	case ctx.Err() != nil:
-		return text, &HookError{Hook: h.Name, Command: cmdline, Output: text, Err: ctx.Err()}
+		return cmdline, text, &HookError{Hook: h.Name, Command: cmdline, Output: text, Err: ctx.Err()}
 	default:
-		return text, &HookError{Hook: h.Name, Command: cmdline, Output: text, Err: err}
+		return cmdline, text, &HookError{Hook: h.Name, Command: cmdline, Output: text, Err: err}
 	}
 }

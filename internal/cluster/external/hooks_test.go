@@ -83,7 +83,7 @@ func hooksOf(t *testing.T, text string) *Hooks {
 
 func TestFailingHookNamesItAndItsOutput(t *testing.T) {
 	h := hooksOf(t, "hooks:\n  kill: echo cannot reach host-{{.Node}} >&2; exit 3\n  start: 'true'\n")
-	_, err := runHook(context.Background(), h.Hooks[HookKill], HookData{Node: 2})
+	_, _, err := runHook(context.Background(), h.Hooks[HookKill], HookData{Node: 2})
 	var he *HookError
 	if !errors.As(err, &he) || he.Hook != HookKill || !strings.Contains(err.Error(), "cannot reach host-2") || !strings.Contains(err.Error(), "exit status 3") {
 		t.Fatalf("got %v", err)
@@ -93,7 +93,7 @@ func TestFailingHookNamesItAndItsOutput(t *testing.T) {
 func TestHookOutlivingItsTimeoutIsKilled(t *testing.T) {
 	h := hooksOf(t, "hooks:\n  kill: {run: 'echo started; sleep 30', timeout: 300ms}\n  start: 'true'\n")
 	began := time.Now()
-	_, err := runHook(context.Background(), h.Hooks[HookKill], HookData{Node: 1})
+	_, _, err := runHook(context.Background(), h.Hooks[HookKill], HookData{Node: 1})
 	if took := time.Since(began); took > 5*time.Second {
 		t.Fatalf("the hook ran %s", took)
 	}
