@@ -2,6 +2,7 @@ package suites
 
 import (
 	"github.com/sharechaos/sharechaos/internal/cluster/embedded"
+	"github.com/sharechaos/sharechaos/internal/netdelay"
 	"github.com/sharechaos/sharechaos/internal/role"
 	"github.com/sharechaos/sharechaos/workloads/worker"
 )
@@ -19,6 +20,8 @@ func RunChildRole(args []string) (code int, ok bool) {
 		return worker.ControlMain(args), true
 	case embedded.BrokerRole:
 		return embedded.BrokerMain(args), true
+	case netdelay.Role:
+		return netdelay.Main(args), true
 	}
 	return 0, false
 }

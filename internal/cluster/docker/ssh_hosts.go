@@ -21,6 +21,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharechaos/sharechaos/examples"
+	"github.com/sharechaos/sharechaos/internal/netdelay"
 )
 
 // The ssh hosts layout (`cluster up --layout ssh-hosts`) is the test
@@ -65,7 +66,8 @@ type SSHHostsOptions struct {
 	WorkerHosts int
 	// BrokerConfigs override BrokerDefaults (never the wiring).
 	BrokerConfigs map[string]string
-	// WorkerBinary is the local sharechaos binary the worker hosts get.
+	// WorkerBinary is the local sharechaos binary every host gets (the
+	// workers', and netdelay's on a kernel without netem).
 	WorkerBinary string
 	RunID        string
 	Logger       *slog.Logger
@@ -215,12 +217,16 @@ func UpSSHHosts(ctx context.Context, o SSHHostsOptions, dir string) (st Standalo
 			return Standalone{}, err
 		}
 	}
+	// Every host gets this binary: the worker hosts run workers with it,
+	// the broker hosts netdelay where the kernel has no netem.
 	var workers []string
-	for _, h := range hosts[SSHHostBrokers:] {
+	for i, h := range hosts {
 		if err := sh.copy(ctx, o.WorkerBinary, h.name, SSHWorkerBinary); err != nil {
 			return Standalone{}, err
 		}
-		workers = append(workers, h.name)
+		if i >= SSHHostBrokers {
+			workers = append(workers, h.name)
+		}
 	}
 	rctx, cancel := context.WithTimeout(ctx, o.StartTimeout)
 	defer cancel()
@@ -323,32 +329,71 @@ func sshConfig(hosts []*sshHost, key string) string {
 func sshWorkerExec(cfg string) string { return "ssh -F " + shellQuote(cfg) + " -T {{.Host}}" }
 
 // sshHostsHooks is examples/hooks/ssh-systemd.yaml as written, each ssh
-// given the environment's ssh_config. Where the kernel lacks netem the
-// latency hook is left out (slow-network is then N/A, naming the hook),
-// since tc could only fail.
+// given the environment's ssh_config. Where the kernel lacks netem, its
+// latency and heal hooks are replaced by ones that delay the same traffic
+// through NFQUEUE (netdelay), since tc could only fail there.
 func sshHostsHooks(cfg string, netem bool) string {
+	ssh := "ssh -F " + shellQuote(cfg) + " "
 	var b strings.Builder
 	b.WriteString("# examples/hooks/ssh-systemd.yaml, run by sharechaos cluster up --layout ssh-hosts:\n")
 	b.WriteString("# each ssh is given -F " + cfg + "; nothing else changed")
 	if !netem {
-		b.WriteString(",\n# except the latency hook, left out: this kernel has no netem qdisc\n# (tc qdisc ... netem: \"Specified qdisc kind is unknown\"), so slow-network is N/A")
+		b.WriteString(",\n# except latency and heal: this kernel has no netem qdisc (tc qdisc ... netem:\n" +
+			"# \"Specified qdisc kind is unknown\"), so latency holds the brokers' outgoing Kafka\n" +
+			"# packets in an NFQUEUE queue that sharechaos's netdelay role, run by systemd on\n" +
+			"# each host, accepts after the delay ± jitter (internal/netdelay); heal removes\n" +
+			"# the rule and stops it too")
 	}
 	b.WriteString(".\n")
 	skipping := false
 	for _, line := range strings.SplitAfter(examples.SSHSystemdHooks, "\n") {
 		trimmed := strings.TrimSpace(line)
 		if strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "    ") {
-			skipping = !netem && strings.HasPrefix(trimmed, "latency:")
-		}
-		if skipping || strings.HasPrefix(trimmed, "#") {
-			if !skipping {
-				b.WriteString(line)
+			skipping = false
+			if !netem && (strings.HasPrefix(trimmed, "latency:") || strings.HasPrefix(trimmed, "heal:")) {
+				skipping = true
+				if strings.HasPrefix(trimmed, "latency:") {
+					b.WriteString(netdelayLatencyHook(ssh))
+				} else {
+					b.WriteString(netdelayHealHook(ssh))
+				}
 			}
-			continue
 		}
-		b.WriteString(strings.ReplaceAll(line, "ssh ", "ssh -F "+shellQuote(cfg)+" "))
+		switch {
+		case skipping:
+		case strings.HasPrefix(trimmed, "#"):
+			b.WriteString(line)
+		default:
+			b.WriteString(strings.ReplaceAll(line, "ssh ", ssh))
+		}
 	}
 	return b.String()
+}
+
+// netdelayRule is the iptables rule that hands a broker host's outgoing
+// Kafka packets (clients 9092, brokers 9093, controllers 9094) to netdelay;
+// --queue-bypass lets them through whenever netdelay is not running.
+const netdelayRule = "OUTPUT -o eth0 -p tcp -m multiport --ports 9092,9093,9094 -j NFQUEUE --queue-num 7 --queue-bypass"
+
+// netdelayLatencyHook starts netdelay on every broker host as a transient
+// systemd unit, checks that it runs, then adds the rule.
+func netdelayLatencyHook(ssh string) string {
+	return "  latency: >-\n" +
+		"    for h in kafka-1 kafka-2 kafka-3; do\n" +
+		"    " + ssh + "$h 'sudo iptables -D " + netdelayRule + " 2>/dev/null; sudo systemctl stop sharechaos-netdelay 2>/dev/null;\n" +
+		"    sudo systemd-run --quiet --collect --unit sharechaos-netdelay -E SHARECHAOS_ROLE=" + netdelay.Role + " " + SSHWorkerBinary +
+		" --queue 7 --delay {{.LatencyMs}}ms --jitter {{.JitterMs}}ms &&\n" +
+		"    sleep 0.5 && { sudo systemctl is-active --quiet sharechaos-netdelay || { sudo journalctl -u sharechaos-netdelay -n 5 --no-pager; exit 1; }; } &&\n" +
+		"    sudo iptables -I " + netdelayRule + "' || exit 1; done\n"
+}
+
+// netdelayHealHook is the example's heal, then the rule removed and
+// netdelay stopped (it accepts what it still holds first).
+func netdelayHealHook(ssh string) string {
+	return "  heal: >-\n" +
+		"    for h in kafka-1 kafka-2 kafka-3; do\n" +
+		"    " + ssh + "$h 'sudo iptables -F SHARECHAOS 2>/dev/null; sudo tc qdisc del dev eth0 root 2>/dev/null;\n" +
+		"    sudo iptables -D " + netdelayRule + " 2>/dev/null; sudo systemctl stop sharechaos-netdelay 2>/dev/null; true' || exit 1; done\n"
 }
 
 // removeSSHHostFiles removes what UpSSHHosts wrote into dir.

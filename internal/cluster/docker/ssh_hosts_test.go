@@ -12,9 +12,9 @@ import (
 
 // TestSSHHostsHooksAreTheExampleWithTheirConfig: the ssh hosts' hooks file
 // is examples/hooks/ssh-systemd.yaml with -F CONFIG after each ssh and
-// nothing else changed; without netem the latency hook alone is gone, so
-// the external backend says slow-network is N/A, naming the hook. Both
-// load as hooks files.
+// nothing else changed; without netem latency and heal use netdelay
+// (NFQUEUE) instead of tc's netem, and heal still does what the example's
+// does. Both load as hooks files.
 func TestSSHHostsHooksAreTheExampleWithTheirConfig(t *testing.T) {
 	cfg := "/tmp/env dir/ssh_config"
 	for _, netem := range []bool{true, false} {
@@ -27,11 +27,16 @@ func TestSSHHostsHooksAreTheExampleWithTheirConfig(t *testing.T) {
 		if err != nil {
 			t.Fatalf("netem=%v: %v\n%s", netem, err, text)
 		}
-		if h.Has(external.HookLatency) != netem {
-			t.Errorf("netem=%v: latency hook present=%v", netem, h.Has(external.HookLatency))
+		latency, heal := h.Hooks[external.HookLatency].Command, h.Hooks[external.HookHeal].Command
+		if usesNetdelay := strings.Contains(latency, "SHARECHAOS_ROLE=netdelay") && strings.Contains(latency, "NFQUEUE"); usesNetdelay == netem {
+			t.Errorf("netem=%v: latency hook: %s", netem, latency)
+		}
+		if !netem && (!strings.Contains(heal, "iptables -F SHARECHAOS") || !strings.Contains(heal, "tc qdisc del dev eth0 root") ||
+			!strings.Contains(heal, "systemctl stop sharechaos-netdelay") || !strings.Contains(heal, "iptables -D OUTPUT -o eth0 -p tcp -m multiport --ports 9092,9093,9094 -j NFQUEUE")) {
+			t.Errorf("heal without netem does not undo both the example's faults and netdelay: %s", heal)
 		}
 		for _, name := range []external.HookName{external.HookKill, external.HookStart, external.HookRestart, external.HookPause,
-			external.HookResume, external.HookIsolate, external.HookDisconnect, external.HookHeal} {
+			external.HookResume, external.HookIsolate, external.HookDisconnect, external.HookLatency, external.HookHeal} {
 			hk := h.Hooks[name]
 			if !strings.HasPrefix(strings.TrimSpace(hk.Command), "ssh -F '"+cfg+"' kafka-") &&
 				!strings.Contains(hk.Command, "ssh -F '"+cfg+"' $h") {
@@ -44,11 +49,15 @@ func TestSSHHostsHooksAreTheExampleWithTheirConfig(t *testing.T) {
 		// Nothing but the -F changed: undo it, and the example's own
 		// lines (not its comments) come back.
 		undone := strings.ReplaceAll(text, "ssh -F '"+cfg+"' ", "ssh ")
+		block := ""
 		for _, line := range strings.Split(examples.SSHSystemdHooks, "\n") {
-			if strings.HasPrefix(strings.TrimSpace(line), "#") {
+			if strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "    ") {
+				block = strings.TrimSpace(line)
+			}
+			if strings.HasPrefix(strings.TrimSpace(line), "#") || !netem && (strings.HasPrefix(block, "latency:") || strings.HasPrefix(block, "heal:")) {
 				continue
 			}
-			if !strings.Contains(undone, line) && (netem || !strings.Contains(line, "netem") && !strings.HasPrefix(line, "  latency:")) {
+			if !strings.Contains(undone, line) {
 				t.Errorf("netem=%v: the example's line %q is not in the hooks file", netem, line)
 			}
 		}
