@@ -6,7 +6,7 @@ BIN      := bin/sharechaos
 export TESTCONTAINERS_RYUK_DISABLED := true
 export TESTCONTAINERS_HOST_OVERRIDE := 127.0.0.1
 
-.PHONY: bench-checker bench-nightly build chaos nightly test test-go test-short lint images bench clean refbroker test-refbroker mutants hunt-mutants mutants-cli java-worker
+.PHONY: ssh-hosts bench-checker bench-nightly build chaos nightly test test-go test-short lint images bench clean refbroker test-refbroker mutants hunt-mutants mutants-cli java-worker
 
 build: refbroker
 	$(GO) build -ldflags "-X main.revision=$$(git rev-parse HEAD 2>/dev/null)" -o $(BIN) ./cmd/sharechaos
@@ -104,6 +104,15 @@ mutants-cli: refbroker
 ## the embedded cluster's short tests (no Docker, no kfake suite).
 test-short: lint
 	$(GO) test -count=1 -short ./...
+
+## ssh-hosts: Kafka on three hosts reached only by ssh (systemd, iptables,
+## netem or netdelay) and two worker hosts (cluster up --layout ssh-hosts):
+## every cluster-fault row in explicit and transactional mode, each fault by
+## examples/hooks/ssh-systemd.yaml, the workers over ssh; then no hook
+## bypassed ssh and nothing is left on a host (.ci/ssh-hosts.sh; about 6
+## minutes, plus the images the first time).
+ssh-hosts: images
+	bash .ci/ssh-hosts.sh
 
 ## images: the container images, built offline (debootstrap, Maven, Go);
 ## KAFKA_VERSIONS="4.2.2 4.3.2 4.4.0" builds our stock image of each release

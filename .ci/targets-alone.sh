@@ -29,6 +29,7 @@ declare -A needs=(
   [bench-checker]="-o bin/benchchecker"
   [test-short]="go test"
   [images]="docker/build-images.sh"
+  [ssh-hosts]="docker/build-images.sh|.ci/ssh-hosts.sh"
 )
 # Every target the README mentions must be in the table.
 for t in $(grep -oE 'make [a-z][a-z-]*' "$here/README.md" | awk '{print $2}' | sort -u); do
