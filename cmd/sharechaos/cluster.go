@@ -191,14 +191,10 @@ func clusterUp(ctx context.Context, f clusterUpFlags, stdout, stderr io.Writer) 
 	if err := harness.CheckDockerImages(ctx, flags, docker.Name); err != nil {
 		return usage(err)
 	}
-	self, err := os.Executable()
+	self, log, err := upSelfAndLog(f.verbose, stderr)
 	if err != nil {
-		fmt.Fprintln(stderr, "sharechaos cluster up: find this binary:", err)
+		fmt.Fprintln(stderr, "sharechaos cluster up:", err)
 		return verdict.ExitHarnessError
-	}
-	log := slog.New(slog.DiscardHandler)
-	if f.verbose {
-		log = slog.New(slog.NewTextHandler(stderr, nil))
 	}
 	var configs map[string]string
 	if f.pendingLock != "" {
@@ -245,14 +241,10 @@ func clusterUpSSHHosts(ctx context.Context, f clusterUpFlags, stdout, stderr io.
 	} else if err := clusterVersion(version, ""); err != nil {
 		return usage(err)
 	}
-	self, err := os.Executable()
+	self, log, err := upSelfAndLog(f.verbose, stderr)
 	if err != nil {
-		fmt.Fprintln(stderr, "sharechaos cluster up: find this binary:", err)
+		fmt.Fprintln(stderr, "sharechaos cluster up:", err)
 		return verdict.ExitHarnessError
-	}
-	log := slog.New(slog.DiscardHandler)
-	if f.verbose {
-		log = slog.New(slog.NewTextHandler(stderr, nil))
 	}
 	st, err := docker.UpSSHHosts(ctx, docker.SSHHostsOptions{KafkaVersion: version, WorkerHosts: f.workerHosts, WorkerBinary: self,
 		RunID: "standalone-" + fmt.Sprint(time.Now().Unix()), Logger: log}, f.out)
@@ -272,6 +264,19 @@ func clusterUpSSHHosts(ctx context.Context, f clusterUpFlags, stdout, stderr io.
 	fmt.Fprintf(stdout, "reach a host:   ssh -F %s kafka-1\n", st.SSHConfig)
 	fmt.Fprintf(stdout, "remove it:      sharechaos cluster down %s\n", f.out)
 	return 0
+}
+
+// upSelfAndLog is this binary (the hooks call it, the ssh hosts get a copy)
+// and cluster up's log (every step with -v, else nothing).
+func upSelfAndLog(verbose bool, stderr io.Writer) (string, *slog.Logger, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", nil, fmt.Errorf("find this binary: %w", err)
+	}
+	if verbose {
+		return self, slog.New(slog.NewTextHandler(stderr, nil)), nil
+	}
+	return self, slog.New(slog.DiscardHandler), nil
 }
 
 // clusterVersion refuses a --kafka-version that is not a release, or given
