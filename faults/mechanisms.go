@@ -21,6 +21,11 @@ var (
 		Scope: ScopeShared, Align: alignDataLeaders}
 	// Partition isolates one broker (all its links), then heals.
 	Partition = Mechanism{Act: partitionFault, Needs: needsAll(needsNetwork, needsIsolate, needsBrokerLinks), Scope: ScopeShared}
+	// BrokerPause freezes a random broker for a while, then thaws it.
+	BrokerPause = Mechanism{Act: brokerPause, Needs: needsPause, Scope: ScopeShared}
+	// LinkCut cuts the links between an input partition's leader and another
+	// broker, both ways, then heals.
+	LinkCut = Mechanism{Act: linkCut, Needs: needsAll(needsNetwork, needsRoles, needsBrokerLinks), Scope: ScopeShared}
 	// SlowNetwork adds latency to every link for a while.
 	SlowNetwork = Mechanism{Act: slowNetwork, Needs: needsAll(needsNetwork, needsLatency), Scope: ScopeShared}
 	// RollingRestart restarts every broker in turn.

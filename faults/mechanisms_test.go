@@ -65,6 +65,14 @@ func (r *recording) SetLatency(ctx context.Context, l, j time.Duration) error {
 	r.note(ctx, "latency "+l.String())
 	return nil
 }
+func (r *recording) Pause(ctx context.Context, n cluster.NodeID) error {
+	r.note(ctx, "pause")
+	return nil
+}
+func (r *recording) Resume(ctx context.Context, n cluster.NodeID) error {
+	r.note(ctx, "resume")
+	return nil
+}
 func (r *recording) HealAll(ctx context.Context) error {
 	r.note(ctx, "heal-all")
 	return nil
@@ -122,7 +130,7 @@ func mechanisms() map[string]Mechanism {
 	m := map[string]Mechanism{"broker-kill": BrokerKill, "coordinator-crash-after-endtxn": CoordinatorCrashAfterEndTxn,
 		"share-state-leader-kill": ShareStateLeaderKill, "data-leader-kill": DataLeaderKill, "data-leader-kill-after-endtxn": DataLeaderKillAfterEndTxn, "partition": Partition,
 		"slow-network": SlowNetwork, "rolling-restart": RollingRestart, "late-endtxn": LateEndTxn,
-		"stranded-txn-leader-move": StrandedTxnLeaderMove}
+		"stranded-txn-leader-move": StrandedTxnLeaderMove, "broker-pause": BrokerPause, "link-cut": LinkCut}
 	beyond := func() []Part {
 		var ps []Part
 		for _, n := range []string{"broker-kill", "share-state-leader-kill", "data-leader-kill", "partition", "slow-network", "rolling-restart", "late-endtxn"} {

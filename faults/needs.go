@@ -38,6 +38,17 @@ func needsRestarts(c cluster.Cluster) string {
 	return ""
 }
 
+// needsPause: the fault freezes a broker's process and thaws it.
+func needsPause(c cluster.Cluster) string {
+	if why := cluster.Lacks(c, cluster.CapPauser); why != "" {
+		return why
+	}
+	if _, ok := c.(cluster.Pauser); !ok {
+		return "freezing a broker needs a process of its own: this backend cannot (kfake runs every broker in one process)"
+	}
+	return ""
+}
+
 // needsRoles: the fault picks its broker by role (a partition's leader, a
 // coordinator) or moves leaders.
 func needsRoles(c cluster.Cluster) string {

@@ -51,23 +51,33 @@ func healNetwork(ctx context.Context, env Env, isolated *cluster.NodeID) error {
 	attrs := map[string]string{"action": "every link healed"}
 	healedAt := time.Now()
 	if isolated != nil {
-		a, err := newAdmin(env.Cluster)
-		if err != nil {
+		if err := awaitRejoin(hctx, env, *isolated, attrs); err != nil {
 			return err
 		}
-		defer a.close()
-		began := time.Now()
-		listed := false
-		for !listed && time.Since(began) < rejoinWait {
-			if listed = a.listedBy(hctx, *isolated, env.Cluster.Nodes()); !listed && !sleepCtx(hctx, 500*time.Millisecond) {
-				break
-			}
-		}
-		attrs["node"] = strconv.Itoa(int(*isolated))
-		attrs["rejoined"] = strconv.FormatBool(listed)
-		attrs["under_replicated_after"] = strconv.Itoa(a.waitFullyReplicated(hctx, rejoinWait-time.Since(began)))
-		attrs["waited"] = time.Since(began).Round(time.Millisecond).String()
 	}
 	healed(env, healedAt, attrs)
+	return nil
+}
+
+// awaitRejoin waits, within rejoinWait, until the other brokers list node
+// again and no partition is under-replicated, and puts what it found into
+// attrs (node, rejoined, under_replicated_after, waited).
+func awaitRejoin(ctx context.Context, env Env, node cluster.NodeID, attrs map[string]string) error {
+	a, err := newAdmin(env.Cluster)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	began := time.Now()
+	listed := false
+	for !listed && time.Since(began) < rejoinWait {
+		if listed = a.listedBy(ctx, node, env.Cluster.Nodes()); !listed && !sleepCtx(ctx, 500*time.Millisecond) {
+			break
+		}
+	}
+	attrs["node"] = strconv.Itoa(int(node))
+	attrs["rejoined"] = strconv.FormatBool(listed)
+	attrs["under_replicated_after"] = strconv.Itoa(a.waitFullyReplicated(ctx, rejoinWait-time.Since(began)))
+	attrs["waited"] = time.Since(began).Round(time.Millisecond).String()
 	return nil
 }

@@ -367,6 +367,18 @@ func rows() []Scenario {
 			Cluster: underLoad(0.2, faults.Partition), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
 			Evidence: []Evidence{fired, healed}, PendingAcrossFault: true,
 			Requires: failover},
+		// A process pause (Jepsen's): as a kill, but the broker comes back
+		// with what it held in memory and its connections never closed.
+		{Name: "broker-pause", Case: "beyond", About: "freeze a random broker for 15 s under load (a long GC pause, a frozen VM: its connections stay open, nothing answers), then thaw it",
+			Cluster: underLoad(0.2, faults.BrokerPause), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence: []Evidence{fired, healed}, PendingAcrossFault: true,
+			Requires: failover},
+		// A partial partition: two brokers cannot reach each other, each
+		// still reaches the clients and the third.
+		{Name: "link-cut", Case: "beyond", About: "cut the links between one input partition's leader and another broker, both ways (both still serve clients), then heal",
+			Cluster: underLoad(0.2, faults.LinkCut), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),
+			Evidence: []Evidence{fired, healed}, PendingAcrossFault: true,
+			Requires: failover},
 		// "no loss, no dup; latency reported" / "no loss; dup allowed" / "as broker-kill".
 		{Name: "slow-network", Case: "beyond", About: "latency on every link for a while",
 			Cluster: underLoad(0.1, faults.SlowNetwork), Expect: exactlyOnceElse(duplicates, duplicatesAndLossAfterAbort),

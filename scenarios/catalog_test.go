@@ -171,7 +171,7 @@ func TestScheduleMenuIsTheBeyondClusterRows(t *testing.T) {
 	for _, p := range scheduleMenu() {
 		names = append(names, p.Name)
 	}
-	want := []string{"broker-kill", "share-state-leader-kill", "data-leader-kill", "leader-move", "state-write-reset", "partition", "slow-network",
+	want := []string{"broker-kill", "share-state-leader-kill", "data-leader-kill", "leader-move", "state-write-reset", "partition", "broker-pause", "link-cut", "slow-network",
 		"rolling-restart", "late-endtxn"}
 	if !slices.Equal(names, want) {
 		t.Errorf("menu %v, want %v", names, want)
