@@ -14,7 +14,7 @@
 # left on a host.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rows=${SHARECHAOS_SSH_ROWS:-steady,crash-after-commit,crash-after-acks,broker-kill,data-leader-kill,share-state-leader-kill,partition,rolling-restart,slow-network}
+rows=${SHARECHAOS_SSH_ROWS:-steady,crash-after-commit,crash-after-acks,zombie-fenced,broker-kill,data-leader-kill,share-state-leader-kill,partition,broker-pause,link-cut,rolling-restart,slow-network}
 records=${SHARECHAOS_SSH_RECORDS:-3000}
 seed=${SHARECHAOS_SEED:-$(date +%s)}
 out=${SHARECHAOS_RUN_DIR:-runs/ssh-hosts-$(date +%s)}
