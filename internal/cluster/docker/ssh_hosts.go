@@ -31,8 +31,10 @@ import (
 // hosts and their network and nothing else: the brokers' wiring is written
 // and Kafka started over ssh, every fault acts through the hooks of
 // examples/hooks/ssh-systemd.yaml as written there (each ssh given the
-// environment's ssh_config), no toxiproxy is in the data path, and the
-// worker hosts get this binary by scp for --worker-exec 'ssh ... {{.Host}}'.
+// environment's ssh_config; on a kernel without netem, latency and heal by
+// netdelay instead), no toxiproxy is in the data path, and every host gets
+// this binary by scp: the worker hosts for --worker-exec 'ssh ... {{.Host}}',
+// the broker hosts for netdelay.
 const LayoutSSHHosts = "ssh-hosts"
 
 // Files an ssh hosts directory adds to a standalone cluster's.
