@@ -6,7 +6,7 @@ BIN      := bin/sharechaos
 export TESTCONTAINERS_RYUK_DISABLED := true
 export TESTCONTAINERS_HOST_OVERRIDE := 127.0.0.1
 
-.PHONY: ssh-hosts bench-checker bench-nightly build chaos nightly test test-go test-short lint images bench clean refbroker test-refbroker mutants hunt-mutants mutants-cli java-worker
+.PHONY: test-long ssh-hosts bench-checker bench-nightly build chaos nightly test test-go test-short lint images bench clean refbroker test-refbroker mutants hunt-mutants mutants-cli java-worker
 
 build: refbroker
 	$(GO) build -ldflags "-X main.revision=$$(git rev-parse HEAD 2>/dev/null)" -o $(BIN) ./cmd/sharechaos
@@ -67,6 +67,12 @@ test: lint refbroker java-worker
 
 test-go:
 	$(GO) test -count=1 -p 2 -timeout 80m ./...
+
+## test-long: make test with the long tests too (SHARECHAOS_LONG_TESTS=1:
+## the Kafka toxic through cluster up's hooks, three faults in a row on
+## Docker), for a nightly job; CI runs make test.
+test-long:
+	SHARECHAOS_LONG_TESTS=1 $(MAKE) --no-print-directory test
 
 ## lint: the tree as committed must be formatted, vetted and tidy.
 lint:

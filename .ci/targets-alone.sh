@@ -24,6 +24,7 @@ declare -A needs=(
   [hunt-mutants]="$builds_ref|$builds_jar"
   [mutants-cli]="$builds_ref|-tags mutants -o bin/sharechaos-mutants"
   [test]="$builds_ref|$builds_jar"
+  [test-long]="$builds_ref|$builds_jar"
   [java-worker]="$builds_jar"
   [refbroker]="$builds_ref"
   [bench-checker]="-o bin/benchchecker"

@@ -223,7 +223,7 @@ func TestDockerFaults(t *testing.T) {
 		// and the whole on real Kafka by the nightly profile's random-schedule
 		// row. Its ~90 s stay out of make test unless asked for.
 		if testing.Short() || os.Getenv("SHARECHAOS_LONG_TESTS") != "1" {
-			t.Skip("three faults in a row: SHARECHAOS_LONG_TESTS=1 runs it (the nightly profile's random-schedule row runs it on real Kafka)")
+			t.Skip("three faults in a row: SHARECHAOS_LONG_TESTS=1 runs it (make test-long; the nightly profile's random-schedule row runs it on real Kafka)")
 		}
 		evs := run(t, "random-schedule", 30)
 		parts := map[string]bool{}
