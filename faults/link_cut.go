@@ -19,10 +19,12 @@ const linkCutFor = 15 * time.Second
 // linkCut cuts the links between the leader of one input partition and one
 // other broker, both ways, then heals them and waits until no partition is
 // under-replicated (ORACLE.md "link-cut"). A partial partition: both
-// brokers still serve clients and reach the third, so nothing is fenced;
-// what crossed that pair stops: the far broker's replication from the
-// leader, and whichever share-state writes, transaction markers and
-// controller traffic ran between them.
+// brokers still serve clients and reach the third; what crossed that pair
+// stops: the far broker's replication from the leader, and whichever
+// share-state writes, transaction markers and controller traffic ran
+// between them. When one of the two is the active controller, the other
+// cannot heartbeat to it and is fenced, so its leaderships move, and move
+// back once the links are healed.
 func linkCut(ctx context.Context, env Env) error {
 	p := int32(env.Rand.IntN(int(env.Topology.Partitions)))
 	key := fmt.Sprintf("%s/%d", env.Topology.InputTopic, p)

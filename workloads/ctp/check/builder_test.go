@@ -218,6 +218,12 @@ func (w *checkWorker) heal() {
 	w.add(history.Event{Type: history.Info, F: history.FHeal})
 }
 
+// healWaited records a heal that then waited d for the cut-off broker to
+// rejoin (its `waited` attribute).
+func (w *checkWorker) healWaited(d time.Duration) {
+	w.add(history.Event{Type: history.Info, F: history.FHeal, Attrs: map[string]string{"waited": d.String()}})
+}
+
 // prepare records a cluster fault's preparation that moved leaders for took.
 func (w *checkWorker) prepare(name, movedOff string, took time.Duration) {
 	w.add(history.Event{Type: history.Info, F: history.FFaultPrepare, Fault: name,

@@ -340,6 +340,36 @@ func TestDuplicateOfTheSameDeliveryCountInsideAFaultWindow(t *testing.T) {
 	}
 }
 
+// Must pass where the row allows duplicates: a heal that waited for the
+// cut-off broker to rejoin acts until that wait ended (link-cut on Kafka
+// 4.4.0: the cut broker lost the controller, was fenced, and took its
+// leaderships back about a second after the heal, handing out again with
+// delivery count 1 what it had in flight), so deliveries inside the wait
+// are explained; the same heal without its wait leaves them unexplained
+// (must fail).
+func TestDuplicateOfTheSameDeliveryCountWhileAHealWaits(t *testing.T) {
+	for _, waited := range []time.Duration{time.Hour, 0} {
+		c := newCheckCell(ctp.Implicit, "", 5)
+		w1, orch := c.worker("w1.1"), c.worker("orchestrator")
+		orch.fault("link-cut", "under-load")
+		orch.healWaited(waited)
+		recs := w1.poll(1, checkSpan(0, 5)...)
+		w1.commitBatch(recs)
+		again := w1.poll(1, checkSpan(0, 5)...)
+		w1.commitBatch(again)
+		w1.stop("")
+		res := check.Run(c.obs, checkAllowed(t, ctp.Implicit, "link-cut"))
+		switch {
+		case waited > 0 && res.Verdict != verdict.Pass:
+			t.Errorf("deliveries inside the heal's wait: %s (%s), want PASS", res.Verdict, res.Reason)
+		case waited > 0:
+			checkCause(t, res, verdict.AnomalyDuplicate, check.CauseLeaderLostState, 5, "link-cut struck the cluster")
+		case res.Verdict != verdict.Anomaly:
+			t.Errorf("deliveries after a heal that did not wait: %s (%s), want ANOMALY", res.Verdict, res.Reason)
+		}
+	}
+}
+
 // Must pass where the row allows duplicates: a fault's preparation that
 // moved leaders off a broker (case 4 does, before it holds the markers)
 // releases what the old leaders handed out, and a record can come back with

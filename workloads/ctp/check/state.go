@@ -56,8 +56,8 @@ type state struct {
 	lastPoll map[workerRecord]delivery
 	firstTS  int64
 	faults   []FaultFiring
-	// clusterHeals are the orchestrator's heal times, oldest first: a
-	// cluster fault acts from its firing to the next heal.
+	// clusterHeals are when the orchestrator's heals ended, oldest first: a
+	// cluster fault acts from its firing to the end of the next heal.
 	clusterHeals []int64
 	// leaderMoves are the cluster faults' preparations that moved leaders,
 	// each acting from its start to its end (FaultFiring.until).
@@ -292,7 +292,7 @@ func (s *state) readHistory() {
 			s.stoppedAt[e.Worker] = e.TS
 		case history.FHeal:
 			if e.Worker == history.Orchestrator {
-				s.clusterHeals = append(s.clusterHeals, e.TS)
+				s.clusterHeals = append(s.clusterHeals, healEnd(e))
 			}
 		case history.FFaultPrepare:
 			// Moving leaders off a broker before the fault acts releases
@@ -416,4 +416,16 @@ func outputLess(a, b ctp.Output) bool {
 		return a.Partition < b.Partition
 	}
 	return a.Offset < b.Offset
+}
+
+// healEnd is when a cluster heal's effects ended: its event's time, plus
+// the wait it records (`waited`: until the cut-off or frozen broker was
+// listed again and the ISRs full). Leaderships still move in that wait (a
+// fenced broker unfenced, its preferred leaderships given back), and a new
+// leader hands out again what the old one had in flight.
+func healEnd(e history.Event) int64 {
+	if d, err := time.ParseDuration(e.Attrs["waited"]); err == nil && d > 0 {
+		return e.TS + d.Nanoseconds()
+	}
+	return e.TS
 }
