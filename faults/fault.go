@@ -35,9 +35,10 @@ type Mechanism struct {
 	// cell alone.
 	Scope Scope
 	// TakesHold says Act calls Env.TookHold itself, at its own moment (case
-	// 4: once the markers are held, before any commit it waits for); a
-	// fault with a trigger (UnderLoad) takes hold at the trigger, and any
-	// other fault holds no input back.
+	// 4: once the markers are held, before any commit it waits for; the
+	// stale-write faults: once the leaderships they need are in place);
+	// another fault with a trigger (UnderLoad) takes hold at the trigger,
+	// and any other fault holds no input back.
 	TakesHold bool
 	// ChangesRelease says Act leaves the brokers on another Kafka release
 	// (a rolling upgrade): its row runs last, on a cluster of its own, so
@@ -126,14 +127,19 @@ func Inject(ctx context.Context, m Mechanism, env Env) (Report, error) {
 
 // UnderLoad makes a mechanism wait until fraction of the input is done, so it
 // hits a loop under load rather than an idle one. A cell that drains before
-// that ends ctx: the fault then never fired, and the cell is UNKNOWN.
+// that ends ctx: the fault then never fired, and the cell is UNKNOWN. The
+// held input comes at the trigger, unless the mechanism takes hold itself
+// (TakesHold: once its preparation is done, so a slow preparation on a busy
+// machine does not outlast the load).
 func (m Mechanism) UnderLoad(fraction float64) Mechanism {
 	act := m.Act
 	m.Act = func(ctx context.Context, env Env) error {
 		if err := waitForLoad(ctx, env, fraction); err != nil {
 			return nil // the cell ended first: nothing fired, nothing to heal
 		}
-		env.tookHold()
+		if !m.TakesHold {
+			env.tookHold()
+		}
 		return act(ctx, env)
 	}
 	return m

@@ -42,11 +42,11 @@ var (
 	// StaleShareStateWrite lands a share-partition leader's resent state
 	// write over newer ones, then moves the leadership so the state is
 	// reloaded (apache/kafka #23074).
-	StaleShareStateWrite = Mechanism{Act: staleStateWrite, Needs: needsStaleStateWrite}
+	StaleShareStateWrite = Mechanism{Act: staleStateWrite, Needs: needsStaleStateWrite, TakesHold: true}
 	// StaleDeliveryCountWrite lands a resent state write at the stored start
 	// offset with a delivery-complete count below the stored one
 	// (apache/kafka #23112).
-	StaleDeliveryCountWrite = Mechanism{Act: staleDeliveryCountWrite, Needs: needsStaleStateWrite}
+	StaleDeliveryCountWrite = Mechanism{Act: staleDeliveryCountWrite, Needs: needsStaleStateWrite, TakesHold: true}
 	// LateEndTxn replays a captured EndTxn after a newer transaction began.
 	LateEndTxn = Mechanism{Act: lateEndTxn, Needs: needsAll(needsRoles, needsKafkaToxic), Scope: ScopeCell}
 )

@@ -187,7 +187,7 @@ func TestTxnAcksNativeOnAStockBroker(t *testing.T) {
 
 func runMatrix(t *testing.T, o Options) result.Result {
 	t.Helper()
-	o.Out = filepath.Join(t.TempDir(), "run")
+	o.Out = filepath.Join(keptOnFailure(t), "run")
 	res, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatalf("run: %v", err)
@@ -199,6 +199,25 @@ func runMatrix(t *testing.T, o Options) result.Result {
 		}
 	}
 	return res
+}
+
+// keptOnFailure is a directory for t's run that is removed when t passes
+// and kept when it fails, so a failed cell's histories, events and broker
+// logs can be read afterwards (CI keeps /tmp's artefacts).
+func keptOnFailure(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "sharechaos-"+strings.ReplaceAll(t.Name(), "/", "_")+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("kept for reading: %s", dir)
+			return
+		}
+		_ = os.RemoveAll(dir)
+	})
+	return dir
 }
 
 func checkCells(t *testing.T, res result.Result, cases map[string]map[ctp.AckMode]expectation) {
