@@ -3,7 +3,6 @@ package docker
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -66,8 +65,6 @@ type SSHHostsOptions struct {
 	KafkaVersion string
 	// WorkerHosts is the number of worker hosts (0: none).
 	WorkerHosts int
-	// BrokerConfigs override BrokerDefaults (never the wiring).
-	BrokerConfigs map[string]string
 	// WorkerBinary is the local sharechaos binary every host gets (the
 	// workers', and netdelay's on a kernel without netem).
 	WorkerBinary string
@@ -150,11 +147,7 @@ func UpSSHHosts(ctx context.Context, o SSHHostsOptions, dir string) (st Standalo
 	if !eng.imageExists(ctx, image) {
 		return Standalone{}, fmt.Errorf("start ssh hosts: image %s is missing: build it with KAFKA_VERSIONS=%s make images", image, o.KafkaVersion)
 	}
-	labels := runLabels(o.RunID, "ssh-host", 0)
-	delete(labels, LabelRun)
-	delete(labels, LabelPID)
-	delete(labels, LabelPIDStart)
-	labels[LabelStandalone] = o.RunID
+	labels := standaloneLabels(o.RunID, "ssh-host", 0)
 	defer func() {
 		if err != nil {
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
@@ -204,8 +197,9 @@ func UpSSHHosts(ctx context.Context, o SSHHostsOptions, dir string) (st Standalo
 	for n := 1; n <= SSHHostBrokers; n++ {
 		h := hosts[n-1]
 		props := renderProperties(fmt.Sprintf("broker %d of %d on ssh host %s, written by sharechaos cluster up --layout ssh-hosts", n, SSHHostBrokers, h.name),
-			SSHHostBrokers, o.BrokerConfigs, sshHostWiring(n, h.addr))
-		env := fmt.Sprintf("CLUSTER_ID=%s\nKAFKA_HEAP_OPTS=-Xms256m -Xmx512m\nKAFKA_OPTS=%s\n", clusterID, jitOpts[JITC1])
+			SSHHostBrokers, nil, sshHostWiring(n, h.addr))
+		// The heap is start.sh's default, the JIT the docker backend's.
+		env := fmt.Sprintf("CLUSTER_ID=%s\nKAFKA_OPTS=%s\n", clusterID, jitOpts[JITC1])
 		if err := sh.write(ctx, h.name, brokerConfigPath, props); err != nil {
 			return Standalone{}, err
 		}
@@ -241,18 +235,11 @@ func UpSSHHosts(ctx context.Context, o SSHHostsOptions, dir string) (st Standalo
 	for _, h := range hosts {
 		st.Containers = append(st.Containers, h.ctr.GetContainerID())
 	}
-	b, _ := json.MarshalIndent(st, "", "  ")
-	files := map[string]string{
-		StateFile:       string(b) + "\n",
-		BootstrapFile:   strings.Join(bootstrap, ",") + "\n",
-		HooksFile:       sshHostsHooks(cfg, netem),
+	if err := writeStandalone(abs, st, sshHostsHooks(cfg, netem), map[string]string{
 		WorkerHostsFile: strings.Join(workers, ",") + "\n",
 		WorkerExecFile:  sshWorkerExec(cfg) + "\n",
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(abs, name), []byte(text), 0o644); err != nil {
-			return Standalone{}, fmt.Errorf("write ssh hosts state: %w", err)
-		}
+	}); err != nil {
+		return Standalone{}, err
 	}
 	return st, nil
 }

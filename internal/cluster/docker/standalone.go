@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,13 +37,20 @@ const (
 
 // labels are the labels of one object of this cluster.
 func (c *Cluster) labels(role string, node int) map[string]string {
-	l := runLabels(c.opts.RunID, role, node)
 	if c.opts.Standalone {
-		delete(l, LabelRun)
-		delete(l, LabelPID)
-		delete(l, LabelPIDStart)
-		l[LabelStandalone] = c.opts.RunID
+		return standaloneLabels(c.opts.RunID, role, node)
 	}
+	return runLabels(c.opts.RunID, role, node)
+}
+
+// standaloneLabels are a run's labels with LabelStandalone in place of the
+// run and its owner process: nothing removes them but `cluster down`.
+func standaloneLabels(runID, role string, node int) map[string]string {
+	l := runLabels(runID, role, node)
+	delete(l, LabelRun)
+	delete(l, LabelPID)
+	delete(l, LabelPIDStart)
+	l[LabelStandalone] = runID
 	return l
 }
 
@@ -111,7 +119,7 @@ func Up(ctx context.Context, opts Options, dir, self string) (Standalone, error)
 			return Standalone{}, fmt.Errorf("write standalone cluster state: %w", err)
 		}
 	}
-	if err := writeStandalone(dir, st, self); err != nil {
+	if err := writeStandalone(dir, st, standaloneHooks(dir, st, self), nil); err != nil {
 		_ = c.Close(context.WithoutCancel(ctx))
 		return Standalone{}, err
 	}
@@ -121,13 +129,16 @@ func Up(ctx context.Context, opts Options, dir, self string) (Standalone, error)
 	return st, nil
 }
 
-func writeStandalone(dir string, st Standalone, self string) error {
+// writeStandalone writes a standalone cluster's directory: cluster.json,
+// bootstrap, hooks.yaml and the layout's own files (extra, by name).
+func writeStandalone(dir string, st Standalone, hooks string, extra map[string]string) error {
 	b, _ := json.MarshalIndent(st, "", "  ")
 	files := map[string]string{
 		StateFile:     string(b) + "\n",
 		BootstrapFile: strings.Join(st.Bootstrap, ",") + "\n",
-		HooksFile:     standaloneHooks(dir, st, self),
+		HooksFile:     hooks,
 	}
+	maps.Copy(files, extra)
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			return fmt.Errorf("write standalone cluster state: %w", err)
