@@ -104,7 +104,13 @@ func (r *Remote) workerCommand(host string) (*exec.Cmd, error) {
 
 // control runs the binary's worker-control role on host (signal, stat).
 func (r *Remote) control(host string, args ...string) ([]byte, error) {
-	return r.call(host, append([]string{"env", role.EnvVar + "=" + worker.ControlRole, r.Binary}, args...)...)
+	return r.call(host, r.controlArgv(args...)...)
+}
+
+// controlArgv is the binary in its worker-control role with args, run
+// through env (which every host has).
+func (r *Remote) controlArgv(args ...string) []string {
+	return append([]string{"env", role.EnvVar + "=" + worker.ControlRole, r.Binary}, args...)
 }
 
 // call runs argv on host and returns its output.
@@ -197,7 +203,7 @@ const probeLine = "sharechaos-worker-host-probe"
 func (r *Remote) Probe(ctx context.Context) error {
 	for _, host := range r.Hosts {
 		cctx, cancel := context.WithTimeout(ctx, remoteCallTimeout)
-		cmd, err := r.command(cctx, host, "env", role.EnvVar+"="+worker.ControlRole, r.Binary, "echo")
+		cmd, err := r.command(cctx, host, r.controlArgv("echo")...)
 		if err != nil {
 			cancel()
 			return err
