@@ -41,6 +41,13 @@ if [ -f "$out/hooks.log" ]; then
     echo "ssh hosts: the hooks above did not go through ssh" >&2
     code=1
   fi
+  # Where latency ran through netdelay, each broker host's heal printed how
+  # many packets it held: the delay acted, not only its hook.
+  if grep -q 'SHARECHAOS_ROLE=netdelay' "$out/hooks.log"; then
+    held=$(grep -oE '(kafka-[0-9]+): netdelay: held [1-9][0-9]*' "$out/hooks.log" | cut -d: -f1 | sort -u | wc -l)
+    echo "ssh hosts: netdelay held packets on $held of 3 broker hosts"
+    [ "$held" = 3 ] || code=1
+  fi
 fi
 for h in kafka-1 kafka-2 kafka-3 $(tr ',' ' ' <"$env/worker-hosts"); do
   left=$(ssh -F "$env/ssh_config" "$h" 'pgrep -a -x sharechaos; iptables -S | grep -E "NFQUEUE|^-A SHARECHAOS"; systemctl is-active --quiet sharechaos-netdelay && echo "netdelay running"; true')

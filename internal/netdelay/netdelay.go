@@ -57,7 +57,10 @@ func Main(args []string) int {
 	defer stop()
 	o := Options{Queue: uint16(*queue), Delay: *delay, Jitter: *jitter}
 	fmt.Fprintf(os.Stderr, "netdelay: queue %d, delay %s ± %s\n", o.Queue, o.Delay, o.Jitter)
-	if err := Run(ctx, o); err != nil {
+	held, err := Run(ctx, o)
+	// The evidence that it acted: the heal hook prints this line.
+	fmt.Fprintf(os.Stderr, "netdelay: held %d packets\n", held)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "netdelay:", err)
 		return 1
 	}
@@ -67,20 +70,20 @@ func Main(args []string) int {
 // Run binds the queue and delays every packet it receives until ctx ends;
 // then it accepts what arrives at once for one more delay, so that nothing
 // the kernel still holds is dropped when the queue is unbound, and returns
-// once every held packet was accepted.
-func Run(ctx context.Context, o Options) error {
+// once every held packet was accepted, with how many it held.
+func Run(ctx context.Context, o Options) (held int64, err error) {
 	c, err := netlink.Dial(unix.NETLINK_NETFILTER, nil)
 	if err != nil {
-		return fmt.Errorf("open netfilter netlink socket (needs CAP_NET_ADMIN): %w", err)
+		return 0, fmt.Errorf("open netfilter netlink socket (needs CAP_NET_ADMIN): %w", err)
 	}
 	defer c.Close()
 	msgs, err := bindMessages(o.Queue, maxQueued)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	for _, m := range msgs {
 		if _, err := c.Execute(m); err != nil {
-			return fmt.Errorf("bind NFQUEUE queue %d: %w", o.Queue, err)
+			return 0, fmt.Errorf("bind NFQUEUE queue %d: %w", o.Queue, err)
 		}
 	}
 	defer func() {
@@ -94,7 +97,7 @@ func Run(ctx context.Context, o Options) error {
 	fmt.Fprintf(h, "%d/%d/%d", o.Queue, o.Delay, o.Jitter)
 	rng := rand.New(rand.NewPCG(h.Sum64(), 0))
 	var (
-		held    sync.WaitGroup
+		pending sync.WaitGroup
 		sendMu  sync.Mutex
 		sendErr error
 	)
@@ -130,8 +133,8 @@ func Run(ctx context.Context, o Options) error {
 			if errors.As(err, &ne) && ne.Timeout() {
 				continue
 			}
-			held.Wait()
-			return fmt.Errorf("receive from NFQUEUE queue %d: %w", o.Queue, err)
+			pending.Wait()
+			return held, fmt.Errorf("receive from NFQUEUE queue %d: %w", o.Queue, err)
 		}
 		for _, m := range in {
 			id, err := packetID(m)
@@ -146,15 +149,16 @@ func Run(ctx context.Context, o Options) error {
 			if o.Jitter > 0 {
 				hold += time.Duration(rng.Int64N(int64(2*o.Jitter)+1)) - o.Jitter
 			}
-			held.Add(1)
-			time.AfterFunc(hold, func() { defer held.Done(); accept(id) })
+			held++
+			pending.Add(1)
+			time.AfterFunc(hold, func() { defer pending.Done(); accept(id) })
 		}
 	}
-	held.Wait()
+	pending.Wait()
 	sendMu.Lock()
 	defer sendMu.Unlock()
 	if sendErr != nil {
-		return fmt.Errorf("send verdicts: %w", sendErr)
+		return held, fmt.Errorf("send verdicts: %w", sendErr)
 	}
-	return nil
+	return held, nil
 }

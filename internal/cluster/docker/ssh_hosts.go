@@ -377,12 +377,15 @@ func netdelayLatencyHook(ssh string) string {
 }
 
 // netdelayHealHook is the example's heal, then the rule removed and
-// netdelay stopped (it accepts what it still holds first).
+// netdelay stopped (it accepts what it still holds first), and its last
+// line, how many packets it held on that host, printed into hooks.log.
 func netdelayHealHook(ssh string) string {
 	return "  heal: >-\n" +
 		"    for h in kafka-1 kafka-2 kafka-3; do\n" +
 		"    " + ssh + "$h 'sudo iptables -F SHARECHAOS 2>/dev/null; sudo tc qdisc del dev eth0 root 2>/dev/null;\n" +
-		"    sudo iptables -D " + netdelayRule + " 2>/dev/null; sudo systemctl stop sharechaos-netdelay 2>/dev/null; true' || exit 1; done\n"
+		"    sudo iptables -D " + netdelayRule + " 2>/dev/null;\n" +
+		"    if sudo systemctl is-active --quiet sharechaos-netdelay; then sudo systemctl stop sharechaos-netdelay;\n" +
+		"    sudo journalctl -u sharechaos-netdelay -o cat --no-pager | grep \"netdelay: held\" | tail -1 | sed \"s/^/$(hostname): /\"; fi; true' || exit 1; done\n"
 }
 
 // removeSSHHostFiles removes what UpSSHHosts wrote into dir.
